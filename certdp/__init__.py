@@ -1,0 +1,39 @@
+"""certdp — certified differential-privacy analysis.
+
+Every number certdp reports is an :class:`~certdp.numerics.Enclosure`: exact
+bounds that provably contain the true value (computed in python-flint ball
+arithmetic).  See DESIGN.md in the shared folder and the README.
+"""
+
+from certdp.errors import CertdpError, InputError, PrecisionError
+from certdp.numerics import (
+    Enclosure,
+    Phi,
+    Phi_inv,
+    delta_mu,
+    eps_from_mu_delta,
+    log_Phi,
+    mills_ratio,
+    mu_from_eps_delta,
+    mu_from_pure_dp,
+    tradeoff_mu,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "CertdpError",
+    "InputError",
+    "PrecisionError",
+    "Enclosure",
+    "Phi",
+    "Phi_inv",
+    "log_Phi",
+    "mills_ratio",
+    "delta_mu",
+    "mu_from_eps_delta",
+    "eps_from_mu_delta",
+    "tradeoff_mu",
+    "mu_from_pure_dp",
+]

@@ -1,0 +1,157 @@
+"""Ball-arithmetic plumbing on top of python-flint's ``arb``.
+
+* :func:`working_precision` sets flint's (global) working precision for a block.
+* :func:`to_ball` turns an exact parameter into a ball that contains it.
+* :func:`lower_bound` / :func:`upper_bound` give exact dyadic endpoints of a
+  ball.  python-flint's ``arb.lower()``/``upper()`` round outward at the
+  *current* context precision, so they are always sound but loosen when the
+  context is coarse; we therefore take them at a precision large enough to
+  represent ``mid ± rad`` exactly.
+* :func:`adaptive` re-runs a ball computation at growing precision until the
+  result is accurate enough, and raises :class:`PrecisionError` otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from fractions import Fraction
+from typing import Callable, Iterator
+
+from flint import arb, ctx, fmpq, fmpz
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.exact import exact
+
+#: Hard ceiling on working precision (bits).  Reaching it raises PrecisionError.
+MAX_PREC = 1 << 15
+
+
+@contextlib.contextmanager
+def working_precision(bits: int) -> Iterator[None]:
+    """Run a block at ``bits`` bits of working precision, then restore."""
+    old = ctx.prec
+    ctx.prec = max(int(bits), 2)
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+def to_ball(x: object, name: str = "value") -> arb:
+    """A ball containing the exact value of ``x`` at the current precision.
+
+    ``x`` may already be an ``arb`` (returned as is) or anything
+    :func:`certdp.numerics.exact.exact` accepts.
+    """
+    if isinstance(x, arb):
+        return x
+    q = exact(x, name)
+    den = q.denominator
+    if den & (den - 1) == 0:  # dyadic (integers included): exact ball
+        return arb((fmpz(q.numerator), fmpz(1 - den.bit_length())))
+    return arb(fmpq(q.numerator, den))  # rounded outward at ctx.prec
+
+
+def exact_ball(man: int, exp: int) -> arb:
+    """The exact dyadic number ``man * 2**exp`` as a zero-radius ball."""
+    return arb((fmpz(man), fmpz(exp)))
+
+
+def _exact_bits(x: arb) -> int:
+    """Bits needed to hold ``mid ± rad`` exactly (capped at MAX_PREC)."""
+    m_man, m_exp = x.mid().man_exp()
+    r_man, r_exp = x.rad().man_exp()
+    if r_man == 0:
+        return max(int(m_man).bit_length(), 2) + 2
+    if m_man == 0:
+        return max(int(r_man).bit_length(), 2) + 2
+    top = max(int(m_exp) + int(m_man).bit_length(), int(r_exp) + int(r_man).bit_length())
+    bottom = min(int(m_exp), int(r_exp))
+    return min(top - bottom + 4, MAX_PREC)
+
+
+def lower_bound(x: arb) -> arb:
+    """An exact (zero-radius) lower bound of the ball ``x``, as tight as possible."""
+    _check_finite(x)
+    with working_precision(_exact_bits(x)):
+        return x.lower()
+
+
+def upper_bound(x: arb) -> arb:
+    """An exact (zero-radius) upper bound of the ball ``x``, as tight as possible."""
+    _check_finite(x)
+    with working_precision(_exact_bits(x)):
+        return x.upper()
+
+
+def _check_finite(x: arb) -> None:
+    if not x.is_finite():
+        raise PrecisionError(f"ball {x} is not finite")
+
+
+def dyadic_to_fraction(x: arb) -> Fraction:
+    """The exact rational value of a zero-radius ball (moderate exponents only)."""
+    if not x.is_exact():
+        raise ValueError("ball has nonzero radius")
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
+
+
+def fraction_ball_from_float(x: float) -> arb:
+    """Exact ball of a Python float (its binary value)."""
+    return arb(x)
+
+
+def rel_accuracy_bits(x: arb) -> int:
+    """Relative accuracy of ``x`` in bits (large for exact balls)."""
+    if x.is_exact():
+        return MAX_PREC
+    return int(x.rel_accuracy_bits())
+
+
+def adaptive(
+    compute: Callable[[int], arb],
+    rel_bits: int,
+    start_prec: int,
+    what: str,
+) -> arb:
+    """Evaluate ``compute(prec)`` at growing precision until its relative
+    accuracy reaches ``rel_bits`` bits.
+
+    ``compute`` must return a ball that is correct at every precision (it runs
+    inside :func:`working_precision`).  Exact zero is accepted as fully
+    accurate.  Raises :class:`PrecisionError` past :data:`MAX_PREC`.
+    """
+    prec = max(int(start_prec), rel_bits + 10)
+    while True:
+        with working_precision(prec):
+            y = compute(prec)
+        if y.is_finite() and (y.is_zero() or rel_accuracy_bits(y) >= rel_bits):
+            return y
+        if prec >= MAX_PREC:
+            raise PrecisionError(
+                f"{what}: could not reach {rel_bits} bits of relative accuracy "
+                f"at {prec} bits of working precision (last ball {y})"
+            )
+        prec = min(2 * prec, MAX_PREC)
+
+
+def digits_to_bits(digits: int | None, prec: int | None, default_digits: int = 15) -> int:
+    """Relative accuracy target in bits from a ``digits=`` or ``prec=`` option.
+
+    ``digits=d`` asks for relative width at most ``10**-d``; ``prec=p`` for
+    ``p`` bits.  Giving both is an error.
+    """
+    if digits is not None and prec is not None:
+        raise InputError("give digits= or prec=, not both")
+    if prec is not None:
+        if not isinstance(prec, int) or isinstance(prec, bool) or not 2 <= prec <= MAX_PREC // 2:
+            raise InputError(f"prec must be an integer in [2, {MAX_PREC // 2}], got {prec!r}")
+        return prec
+    d = default_digits if digits is None else digits
+    if not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 4000:
+        raise InputError(f"digits must be an integer in [1, 4000], got {d!r}")
+    # relative width 2*rad/|mid| <= 10**-d  <=  rel accuracy bits >= d*log2(10) + 1
+    return math.ceil(d * math.log2(10)) + 2

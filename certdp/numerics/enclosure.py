@@ -1,0 +1,273 @@
+"""The certified real number returned by every certdp computation.
+
+An :class:`Enclosure` holds two exact dyadic numbers ``lo <= hi`` (zero-radius
+``arb`` balls) with the guarantee ``lo <= truth <= hi``.  Decimal strings made
+from it are rounded *outward*: the printed lower end is ``<=`` ``lo`` and the
+printed upper end ``>=`` ``hi``, so a printed enclosure is still an enclosure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from flint import arb, fmpz
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import (
+    MAX_PREC,
+    exact_ball,
+    lower_bound,
+    to_ball,
+    upper_bound,
+    working_precision,
+)
+from certdp.numerics.exact import exact, parse_decimal
+
+#: Significant digits of the decimal strings in JSON output.
+JSON_DIGITS = 25
+
+
+def _as_ball(x: object) -> arb:
+    """A ball containing the number ``x`` (exact numbers, strings, mpmath mpf, arb)."""
+    if isinstance(x, arb):
+        return x
+    mod = type(x).__module__ or ""
+    if mod.startswith("mpmath") and hasattr(x, "man_exp"):
+        man, exp = x.man_exp  # exact binary value of an mpf
+        return exact_ball(int(man), int(exp))
+    return to_ball(x)
+
+
+def decimal_string(v: arb, digits: int, direction: str) -> str:
+    """Decimal string of the exact ball ``v`` with ``digits`` significant digits,
+    rounded ``"down"`` (result <= v) or ``"up"`` (result >= v)."""
+    if not v.is_exact():
+        raise ValueError("decimal_string needs an exact ball")
+    if v.is_zero():
+        return "0"
+    negative = bool(v < 0)
+    with working_precision(int(v.man_exp()[0]).bit_length() + 8):
+        a = -v if negative else v  # exact: enough bits for the mantissa
+    # round the magnitude towards zero iff (down and positive) or (up and negative)
+    towards_zero = (direction == "down") != negative
+    with working_precision(64):
+        e10 = int(a.log_base(10).mid().floor().unique_fmpz())
+    work = int(digits * 3.33) + 64
+    with working_precision(work):
+        shift = digits - 1 - e10
+        scaled = a * arb(10) ** shift if shift >= 0 else a / arb(10) ** (-shift)
+        bound = scaled.lower().floor() if towards_zero else scaled.upper().ceil()
+        k = int(bound.unique_fmpz())
+    exp10 = e10 - digits + 1
+    s = str(k)
+    # strip trailing zeros into the exponent
+    stripped = s.rstrip("0")
+    exp10 += len(s) - len(stripped)
+    s = stripped or "0"
+    sign = "-" if negative else ""
+    point = len(s) + exp10  # value = 0.s * 10**point
+    if exp10 >= 0 and point <= 21:
+        return f"{sign}{s}{'0' * exp10}"
+    if exp10 < 0 and 0 < point:
+        return f"{sign}{s[:point]}.{s[point:]}"
+    if exp10 < 0 and -5 <= point <= 0:
+        return f"{sign}0.{'0' * (-point)}{s}"
+    mant = s[0] + ("." + s[1:] if len(s) > 1 else "")
+    return f"{sign}{mant}e{point - 1}"
+
+
+def parse_bound(text: str) -> arb:
+    """A ball containing the decimal string ``text`` (any exponent size)."""
+    try:
+        return to_ball(parse_decimal(text))
+    except InputError:
+        pass
+    try:
+        b = arb(text)  # arb's own rigorous decimal parser: the ball contains the value
+    except Exception:
+        raise InputError(f"not a decimal number: {text!r}") from None
+    if not b.is_finite():
+        raise InputError(f"not a finite decimal number: {text!r}")
+    return b
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """A certified real number: exact bounds ``lo <= truth <= hi``.
+
+    Build one from a ball with :meth:`from_ball`.  ``lo`` and ``hi`` are exact
+    dyadic numbers (zero-radius ``arb``).  ``mid`` is a float for display only.
+    """
+
+    lo: arb
+    hi: arb
+
+    def __post_init__(self) -> None:
+        if not (self.lo.is_exact() and self.hi.is_exact()):
+            raise ValueError("Enclosure endpoints must be exact")
+        if not self.lo <= self.hi:
+            raise ValueError(f"empty enclosure [{self.lo}, {self.hi}]")
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def from_ball(cls, x: arb) -> "Enclosure":
+        """The tightest enclosure with exact endpoints of the ball ``x``."""
+        if not x.is_finite():
+            raise PrecisionError(f"cannot enclose a non-finite ball {x}")
+        return cls(lower_bound(x), upper_bound(x))
+
+    @classmethod
+    def exact(cls, x: object) -> "Enclosure":
+        """The enclosure of an exact number (zero width if dyadic)."""
+        with working_precision(256):
+            return cls.from_ball(_as_ball(x))
+
+    @classmethod
+    def hull(cls, lo: "Enclosure", hi: "Enclosure") -> "Enclosure":
+        """The enclosure ``[lo.lo, hi.hi]``."""
+        return cls(lo.lo, hi.hi)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "Enclosure":
+        """Parse ``{"lo": "...", "hi": "..."}`` (decimal strings, read outward)."""
+        if not isinstance(obj, Mapping) or set(obj) != {"lo", "hi"}:
+            raise InputError(f'an enclosure must be {{"lo": ..., "hi": ...}}, got {obj!r}')
+        if not all(isinstance(obj[k], str) for k in ("lo", "hi")):
+            raise InputError("enclosure bounds must be decimal strings")
+        with working_precision(256):
+            lo, hi = parse_bound(obj["lo"]), parse_bound(obj["hi"])
+            lo_b, hi_b = lower_bound(lo), upper_bound(hi)
+        if not lo_b <= hi_b:
+            raise InputError(f"empty enclosure: lo {obj['lo']} > hi {obj['hi']}")
+        return cls(lo_b, hi_b)
+
+    # -- queries ----------------------------------------------------------
+    @property
+    def ball(self) -> arb:
+        """The enclosure as an ``arb`` ball (contains [lo, hi])."""
+        with working_precision(self._bits()):
+            return self.lo.union(self.hi)
+
+    @property
+    def width(self) -> arb:
+        """An upper bound on ``hi - lo`` (exact when representable)."""
+        with working_precision(self._bits()):
+            return upper_bound(self.hi - self.lo)
+
+    @property
+    def mid(self) -> float:
+        """Midpoint as a float, for display and plotting only."""
+        return float((self.lo + self.hi).mid()) / 2
+
+    def relative_width(self) -> float:
+        """(hi - lo) / min|x| as a float (``inf`` if the enclosure contains 0)."""
+        if self.lo <= 0 <= self.hi:
+            return 0.0 if self.lo == self.hi else math.inf
+        small = self.lo if self.lo > 0 else -self.hi
+        with working_precision(64):
+            return float((self.width / small).upper())
+
+    def _bits(self) -> int:
+        bits = 64
+        for v in (self.lo, self.hi):
+            man, exp = v.man_exp()
+            bits = max(bits, int(man).bit_length())
+        # exponents may differ: make room for both ends
+        e_lo, e_hi = (int(v.man_exp()[1]) for v in (self.lo, self.hi))
+        return min(bits + abs(e_lo - e_hi) + 64, MAX_PREC)
+
+    def contains(self, x: object) -> bool:
+        """Is the exact number ``x`` in ``[lo, hi]``?  Decided with certainty.
+
+        ``x`` may be an exact number, a decimal string, an mpmath ``mpf``
+        (its exact binary value) or an ``arb`` ball (then: is the whole ball
+        inside?).  A rational that is not dyadic is re-evaluated at growing
+        precision until the comparison is decided.
+        """
+        prec = 128
+        while True:
+            with working_precision(prec):
+                b = _as_ball(x)
+                if b.is_exact() or isinstance(x, arb):
+                    return bool(self.lo <= b and b <= self.hi)
+                if self.lo <= b and b <= self.hi:
+                    return True
+                if b < self.lo or b > self.hi:
+                    return False
+            if prec >= MAX_PREC:
+                raise PrecisionError(f"cannot decide whether {x!r} lies in {self}")
+            prec *= 4
+
+    def contains_enclosure(self, other: "Enclosure") -> bool:
+        """Is ``other`` a subset of this enclosure?"""
+        return bool(self.lo <= other.lo and other.hi <= self.hi)
+
+    def certainly_less_than(self, x: object) -> bool:
+        """``hi < x``: every value in the enclosure is below ``x``."""
+        return _compare(self.hi, x) < 0
+
+    def certainly_greater_than(self, x: object) -> bool:
+        """``lo > x``."""
+        return _compare(self.lo, x) > 0
+
+    # -- output -----------------------------------------------------------
+    def lo_str(self, digits: int = JSON_DIGITS) -> str:
+        """Lower end as a decimal string rounded down."""
+        return decimal_string(self.lo, digits, "down")
+
+    def hi_str(self, digits: int = JSON_DIGITS) -> str:
+        """Upper end as a decimal string rounded up."""
+        return decimal_string(self.hi, digits, "up")
+
+    def to_json(self, digits: int = JSON_DIGITS) -> dict[str, str]:
+        """``{"lo": ..., "hi": ...}`` with outward-rounded decimal strings."""
+        return {"lo": self.lo_str(digits), "hi": self.hi_str(digits)}
+
+    def display_digits(self) -> int:
+        """Significant digits that show the width of the enclosure (+1), 4..30."""
+        rw = self.relative_width()
+        if rw == 0:
+            return 17
+        if not math.isfinite(rw):
+            return 6
+        return int(min(30, max(4, math.ceil(-math.log10(rw)) + 1)))
+
+    def __str__(self) -> str:
+        d = self.display_digits()
+        if self.lo == self.hi:
+            lo_s, hi_s = self.lo_str(), self.hi_str()
+            return f"[{lo_s}]" if lo_s == hi_s else f"[{lo_s}, {hi_s}]"
+        return f"[{self.lo_str(d)}, {self.hi_str(d)}]"
+
+    def __repr__(self) -> str:
+        return f"Enclosure{self}"
+
+    def format(self, symbol: str) -> str:
+        """``"μ ∈ [1.5701, 1.5703]"``."""
+        return f"{symbol} ∈ {self}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Enclosure) and bool(self.lo == other.lo) and bool(self.hi == other.hi)
+
+    def __hash__(self) -> int:
+        return hash((self.lo.str(30), self.hi.str(30)))
+
+
+def _compare(v: arb, x: object) -> int:
+    """Sign of ``v - x`` for an exact ball ``v`` and exact number ``x``; certain."""
+    prec = 128
+    while True:
+        with working_precision(prec):
+            b = _as_ball(x)
+            if v < b:
+                return -1
+            if v > b:
+                return 1
+            if b.is_exact() and v == b:
+                return 0
+        if prec >= MAX_PREC:
+            raise PrecisionError(f"cannot compare {v} with {x!r}")
+        prec *= 4

@@ -1,0 +1,105 @@
+"""Exact parameters.
+
+certdp's inputs are exact numbers (DESIGN.md principle 2): ``int``,
+``fractions.Fraction``, sympy ``Rational``, decimal strings (``"0.1"`` is
+1/10, ``"1e-5"`` is 1/100000, ``"1/3"`` is one third) and Python floats, which
+mean their exact binary value.  Strings are parsed with a regular expression,
+never with ``eval``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from fractions import Fraction
+from typing import Union
+
+from certdp.errors import InputError
+
+ExactLike = Union[int, Fraction, float, str, Decimal, "sympy.Rational"]  # noqa: F821
+
+#: Largest decimal exponent accepted in an exact parameter.  "1e-400" is fine;
+#: "1e-99999999" would build a 330-million-bit integer and is rejected.
+MAX_DECIMAL_EXPONENT = 100_000
+#: Largest number of digits accepted in one numeral.
+MAX_DIGITS = 10_000
+
+_DECIMAL = re.compile(
+    r"""^\s*(?P<sign>[+-]?)
+        (?:(?P<int>\d+)(?:\.(?P<frac>\d*))?|\.(?P<frac2>\d+))
+        (?:[eE](?P<exp>[+-]?\d+))?\s*$""",
+    re.VERBOSE,
+)
+_RATIO = re.compile(r"^\s*(?P<num>[+-]?\d+)\s*/\s*(?P<den>\d+)\s*$")
+
+
+def parse_decimal(text: str) -> Fraction:
+    """Parse ``"0.1"``, ``"-3"``, ``"1e-5"``, ``"2.5E3"`` or ``"1/3"`` exactly."""
+    if not isinstance(text, str):
+        raise InputError(f"expected a number string, got {type(text).__name__}")
+    if len(text) > MAX_DIGITS:
+        raise InputError(f"number string of {len(text)} characters is too long")
+    m = _RATIO.match(text)
+    if m:
+        den = int(m.group("den"))
+        if den == 0:
+            raise InputError(f"division by zero in number {text!r}")
+        return Fraction(int(m.group("num")), den)
+    m = _DECIMAL.match(text)
+    if not m:
+        raise InputError(f"not an exact decimal number: {text!r}")
+    int_part = m.group("int") or ""
+    frac_part = m.group("frac") or m.group("frac2") or ""
+    exp = int(m.group("exp") or 0)
+    if abs(exp) > MAX_DECIMAL_EXPONENT:
+        raise InputError(f"exponent of {text!r} is outside ±{MAX_DECIMAL_EXPONENT}")
+    value = Fraction(int((int_part + frac_part) or "0"))
+    scale = exp - len(frac_part)
+    value = value * 10**scale if scale >= 0 else value / 10**(-scale)
+    return -value if m.group("sign") == "-" else value
+
+
+def exact(x: object, name: str = "value") -> Fraction:
+    """Return ``x`` as an exact :class:`~fractions.Fraction`.
+
+    Raises :class:`InputError` naming ``name`` for anything that is not an
+    exact finite real number (booleans, NaN, infinities, complex, expressions).
+    """
+    if isinstance(x, bool):
+        raise InputError(f"{name}: a boolean is not a number")
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise InputError(f"{name} must be finite, got {x!r}")
+        return Fraction(x)
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise InputError(f"{name} must be finite, got {x!r}")
+        return Fraction(x)
+    if isinstance(x, str):
+        try:
+            return parse_decimal(x)
+        except InputError as err:
+            raise InputError(f"{name}: {err}") from None
+    # sympy numbers, without importing sympy eagerly
+    mod = type(x).__module__ or ""
+    if mod.startswith("sympy"):
+        import sympy
+
+        if isinstance(x, sympy.Rational):
+            return Fraction(int(x.p), int(x.q))
+        if isinstance(x, sympy.Float) and x.is_finite:
+            sign, man, exp, _ = x._mpf_  # exact binary value, like a Python float
+            value = Fraction(int(man)) * Fraction(2) ** int(exp)
+            return -value if sign else value
+        raise InputError(f"{name}: {x} is not an exact rational number")
+    raise InputError(f"{name}: cannot use {type(x).__name__} {x!r} as an exact number")
+
+
+def fraction_to_str(q: Fraction) -> str:
+    """Exact string of a rational: ``"3"``, ``"-1/10"`` (round-trips through :func:`exact`)."""
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"

@@ -1,0 +1,362 @@
+"""Certified Gaussian differential privacy primitives.
+
+For μ > 0 the privacy profile of μ-GDP (seed 000, Thm 3.2; Dong et al.) is
+
+    δ_μ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2),     ε >= 0.
+
+It is increasing in μ (∂δ_μ/∂μ = φ(ε/μ - μ/2) > 0) and decreasing in ε
+(∂δ_μ/∂ε = -e^ε Φ(-ε/μ - μ/2) < 0).  For large ε the two terms agree to about
+log2(ε/μ²) bits and cancel; writing a = -ε/μ + μ/2, b = a - μ one has
+e^ε φ(b) = φ(a), so δ_μ(ε) = φ(a)(R(-a) - R(-b)) with R the Mills ratio.  We
+evaluate the direct form in ball arithmetic, with the working precision raised
+by the predicted cancellation (and raised further until the ball is tight):
+the ball result is an enclosure at every precision, so cancellation can cost
+time but never soundness.
+
+Derived quantities (all certified enclosures):
+
+* ``mu_from_eps_delta``  μ_GDP(ε, δ): the μ with δ_μ(ε) = δ (seed 000 Def 4.1).
+* ``eps_from_mu_delta``  the smallest ε >= 0 with δ_μ(ε) <= δ.
+* ``tradeoff_mu``        f_μ(α) = Φ(Φ⁻¹(1-α) - μ) (seed 003 eq. 4).
+* ``mu_from_pure_dp``    ε-DP ⇒ μ-GDP with μ = -2Φ⁻¹(1/(1+e^ε)) (seed 000 Thm 5.1,
+                         seed 003 Prop 6.1).
+
+Roots are found by a float-guided Newton iteration (search only) and then
+*certified* by two ball sign checks at the bracket ends; if the guess is
+wrong the bracket is repaired by certified bisection.  No comparison is ever
+guessed: undecided balls are recomputed at higher precision.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable
+
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import (
+    MAX_PREC,
+    adaptive,
+    digits_to_bits,
+    exact_ball,
+    to_ball,
+    working_precision,
+)
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+from certdp.numerics.normal import (
+    MILLS_SERIES_FROM,
+    mills_ratio_series_ball,
+    Phi_ball,
+    Phi_inv_exact_ball,
+    Phi_inv_ball,
+    phi_ball,
+    sqrt2,
+    _mag,
+)
+
+#: Default absolute width of root enclosures (μ_GDP, ε(δ)).
+DEFAULT_WIDTH = Fraction(1, 10**12)
+
+
+# ---------------------------------------------------------------------------
+# δ_μ(ε)
+# ---------------------------------------------------------------------------
+
+
+def delta_mu_ball(mu: arb, eps: arb) -> arb:
+    """δ_μ(ε) at the current precision (a valid ball at any precision)."""
+    a = -eps / mu + mu / 2
+    if a.upper() <= -MILLS_SERIES_FROM:
+        # far tail: δ = φ(a)(R(-a) - R(-b)), b = a - μ (uses e^ε φ(b) = φ(a))
+        return phi_ball(a) * (mills_ratio_series_ball(-a) - mills_ratio_series_ball(mu - a))
+    return Phi_ball(a) - eps.exp() * Phi_ball(a - mu)
+
+
+def _delta_mu_start_prec(rel_bits: int, mu: float, eps: float) -> int:
+    """Precision that usually suffices on the first try: target bits, the
+    cancellation log2(1 + ε/μ²), the sensitivity of Φ at |a| ~ ε/μ + μ/2 to
+    rounding of the inputs, and e^ε's sensitivity to rounding of ε."""
+    mu = max(mu, 1e-300)
+    a = min(eps / mu + mu / 2, 1e300)
+    return (
+        rel_bits
+        + 12
+        + int(math.log2(1.0 + min(eps / (mu * mu), 1e300)))
+        + 2 * int(math.log2(1.0 + a))
+        + int(math.log2(1.0 + eps))
+    )
+
+
+def delta_mu_adaptive(mu: Fraction, eps: Fraction, rel_bits: int) -> arb:
+    """Ball for δ_μ(ε) with at least ``rel_bits`` bits of relative accuracy."""
+    start = _delta_mu_start_prec(rel_bits, _mag(mu), _mag(eps))
+    return adaptive(lambda _p: delta_mu_ball(to_ball(mu), to_ball(eps)), rel_bits, start, "delta_mu")
+
+
+def _check_mu(mu: object) -> Fraction:
+    m = exact(mu, "mu")
+    if m <= 0:
+        raise InputError(f"mu must be positive, got mu = {mu}")
+    return m
+
+
+def _check_eps(eps: object) -> Fraction:
+    e = exact(eps, "eps")
+    if e < 0:
+        raise InputError(f"eps must be >= 0, got eps = {eps}")
+    return e
+
+
+def _check_delta(delta: object) -> Fraction:
+    d = exact(delta, "delta")
+    if not 0 < d < 1:
+        raise InputError(f"delta must lie in the open interval (0, 1), got delta = {delta}")
+    return d
+
+
+def delta_mu(mu: object, eps: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
+    """Certified δ_μ(ε) = Φ(-ε/μ+μ/2) - e^ε Φ(-ε/μ-μ/2) (seed 000 Thm 3.2).
+
+    Relative width <= 10^-digits (default 1e-15), held even where the two
+    terms cancel (large ε, small μ).
+    """
+    m, e = _check_mu(mu), _check_eps(eps)
+    return Enclosure.from_ball(delta_mu_adaptive(m, e, digits_to_bits(digits, prec)))
+
+
+# ---------------------------------------------------------------------------
+# certified monotone root finding
+# ---------------------------------------------------------------------------
+
+
+def _dyadic(x: float, bits: int = 60) -> Fraction:
+    """A dyadic rational close to the float x (search points only)."""
+    if x == 0:
+        return Fraction(0)
+    m, e = math.frexp(x)
+    return Fraction(round(m * (1 << bits))) / Fraction(2) ** (bits - e)
+
+
+def certified_sign(evaluate: Callable[[int], arb], target: Fraction, what: str) -> int:
+    """Sign of (value - target) where ``evaluate(rel_bits)`` returns a ball for
+    the value.  Raises precision until the ball excludes the target."""
+    rel_bits = 40
+    while True:
+        y = evaluate(rel_bits)
+        with working_precision(rel_bits + 64):
+            t = to_ball(target)
+            if y > t:
+                return 1
+            if y < t:
+                return -1
+        if rel_bits >= MAX_PREC // 4:
+            raise PrecisionError(f"{what}: cannot decide the sign at {rel_bits} bits")
+        rel_bits *= 2
+
+
+def certified_root(
+    sign_at: Callable[[Fraction], int],
+    guess: Fraction,
+    width: Fraction,
+    lower_limit: Fraction,
+    upper_hint: Fraction,
+) -> tuple[Fraction, Fraction]:
+    """Bracket the unique sign change of an increasing function.
+
+    ``sign_at(x)`` is a *certified* sign of f(x) (-1 or +1).  Returns exact
+    (lo, hi) with hi - lo <= width, sign_at(lo) = -1, sign_at(hi) = +1.
+    ``lower_limit`` is a point where the sign is known to be -1 (not
+    evaluated); ``upper_hint`` is a start for the upward search.
+    """
+    half = width / 2
+    lo, hi = guess - half * Fraction(9, 10), guess + half * Fraction(9, 10)
+    lo = max(lo, lower_limit)
+    s_lo = -1 if lo == lower_limit else sign_at(lo)
+    s_hi = sign_at(hi)
+    if s_lo < 0 < s_hi:
+        return lo, hi
+    # repair: find a certified bracket, then bisect
+    if s_lo > 0:  # root below lo
+        hi = lo
+        step = max(width, abs(guess) / 1024)
+        while True:
+            cand = max(hi - step, lower_limit)
+            if cand == lower_limit or sign_at(cand) < 0:
+                lo = cand
+                break
+            hi, step = cand, step * 4
+    elif s_hi < 0:  # root above hi
+        lo = hi
+        step = max(width, abs(guess) / 1024, upper_hint - hi if upper_hint > hi else width)
+        while True:
+            cand = lo + step
+            if sign_at(cand) > 0:
+                hi = cand
+                break
+            lo, step = cand, step * 4
+    while hi - lo > width:
+        mid = _dyadic(float((lo + hi) / 2)) if hi - lo > Fraction(1, 2**40) * abs(hi) else (lo + hi) / 2
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+        if sign_at(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
+def _check_width(width: object) -> Fraction:
+    w = exact(width, "width")
+    if w <= 0:
+        raise InputError(f"width must be positive, got {width}")
+    return w
+
+
+# ---------------------------------------------------------------------------
+# μ_GDP(ε, δ)
+# ---------------------------------------------------------------------------
+
+
+def _mu_guess(eps: Fraction, delta: Fraction) -> tuple[float, float]:
+    """Float Newton iteration for μ_GDP(ε, δ) in t = log μ (search only).
+
+    Returns (guess, lower) where lower = 2Φ⁻¹((1+δ)/2) = μ_GDP(0, δ) <= μ_GDP(ε, δ).
+    """
+    with working_precision(64):
+        lower = float((2 * Phi_inv_exact_ball((1 + delta) / 2)).mid())
+        log_delta = to_ball(delta).log()
+    e = float(eps)
+    s = math.sqrt(max(-2.0 * float(log_delta.mid()), 0.0))
+    mu = max(-s + math.sqrt(s * s + 2 * e), lower, 1e-300)
+    if e == 0:
+        return lower, lower
+    for _ in range(30):
+        with working_precision(64 + int(math.log2(1 + e / (mu * mu)))):
+            m = arb(mu)
+            ep = to_ball(eps)
+            d = delta_mu_ball(m, ep)
+            if not (d > 0):
+                break
+            g = float((d.log() - log_delta).mid())
+            dg = float((m * phi_ball(-ep / m + m / 2) / d).mid())
+        if not math.isfinite(g) or not math.isfinite(dg) or dg <= 0:
+            break
+        step = max(min(g / dg, 2.0), -2.0)
+        mu = max(mu * math.exp(-step), lower)
+        if abs(step) < 1e-15:
+            break
+    return mu, lower
+
+
+def mu_from_eps_delta(
+    eps: object, delta: object, *, width: object = DEFAULT_WIDTH
+) -> Enclosure:
+    """Certified μ_GDP(ε, δ): the μ with δ_μ(ε) = δ (seed 000 Def 4.1).
+
+    μ-GDP implies (ε, δ)-DP exactly for μ <= μ_GDP(ε, δ).  The enclosure has
+    absolute width <= ``width`` (default 1e-12).  Requires ε >= 0, 0 < δ < 1.
+    """
+    e, d, w = _check_eps(eps), _check_delta(delta), _check_width(width)
+    guess, lower = _mu_guess(e, d)
+
+    def sign_at(mu: Fraction) -> int:
+        return certified_sign(lambda bits: delta_mu_adaptive(mu, e, bits), d, "mu_from_eps_delta")
+
+    lo, hi = certified_root(sign_at, _dyadic(guess), w, Fraction(0), _dyadic(2 * guess + 1))
+    return Enclosure.hull(Enclosure.exact(lo), Enclosure.exact(hi))
+
+
+# ---------------------------------------------------------------------------
+# ε(μ, δ)
+# ---------------------------------------------------------------------------
+
+
+def _eps_guess(mu: Fraction, delta: Fraction) -> float:
+    """Float Newton iteration for the ε with δ_μ(ε) = δ (search only)."""
+    m = float(mu)
+    with working_precision(64):
+        log_delta = to_ball(delta).log()
+    s = math.sqrt(max(-2.0 * float(log_delta.mid()), 0.0))
+    e = max(m * (m / 2 + s), 0.0)
+    for _ in range(30):
+        with working_precision(64 + int(math.log2(1 + e / (m * m)))):
+            ep, mb = arb(e), to_ball(mu)
+            dd = delta_mu_ball(mb, ep)
+            if not (dd > 0):
+                break
+            g = float((dd.log() - log_delta).mid())
+            dg = float((-(ep.exp()) * Phi_ball(-ep / mb - mb / 2) / dd).mid())
+        if not math.isfinite(g) or not math.isfinite(dg) or dg >= 0:
+            break
+        step = g / dg
+        e = max(e - step, 0.0)
+        if abs(step) < 1e-15 * max(1.0, e):
+            break
+    return e
+
+
+def eps_from_mu_delta(mu: object, delta: object, *, width: object = DEFAULT_WIDTH) -> Enclosure:
+    """Certified smallest ε >= 0 with δ_μ(ε) <= δ.
+
+    If δ >= δ_μ(0) = 2Φ(μ/2) - 1 this is exactly 0.  Otherwise it is the root
+    of δ_μ(ε) = δ, enclosed with absolute width <= ``width`` (default 1e-12).
+    """
+    m, d, w = _check_mu(mu), _check_delta(delta), _check_width(width)
+    zero = Fraction(0)
+
+    def sign_at(eps: Fraction) -> int:
+        # increasing function of ε: δ - δ_μ(ε)
+        return -certified_sign(lambda bits: delta_mu_adaptive(m, eps, bits), d, "eps_from_mu_delta")
+
+    if sign_at(zero) >= 0:  # δ_μ(0) <= δ (certainly: sign_at never returns 0)
+        return Enclosure.exact(0)
+    guess = _eps_guess(m, d)
+    lo, hi = certified_root(sign_at, _dyadic(guess), w, zero, _dyadic(2 * guess + 1))
+    return Enclosure.hull(Enclosure.exact(lo), Enclosure.exact(hi))
+
+
+# ---------------------------------------------------------------------------
+# trade-off function and pure DP
+# ---------------------------------------------------------------------------
+
+
+def tradeoff_mu(mu: object, alpha: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
+    """Certified f_μ(α) = Φ(Φ⁻¹(1-α) - μ), the μ-GDP trade-off function
+    (seed 003 eq. 4), for 0 <= α <= 1 (f_μ(0) = 1, f_μ(1) = 0)."""
+    m = exact(mu, "mu")
+    if m < 0:
+        raise InputError(f"mu must be >= 0, got mu = {mu}")
+    a = exact(alpha, "alpha")
+    if not 0 <= a <= 1:
+        raise InputError(f"alpha must lie in [0, 1], got alpha = {alpha}")
+    if a == 0:
+        return Enclosure.exact(1)
+    if a == 1:
+        return Enclosure.exact(0)
+    if m == 0:
+        return Enclosure.exact(1 - a)
+    bits = digits_to_bits(digits, prec)
+
+    def compute(_p: int) -> arb:
+        z = -Phi_inv_exact_ball(a)  # Φ⁻¹(1-α)
+        return Phi_ball(z - to_ball(m))
+
+    return Enclosure.from_ball(adaptive(compute, bits, bits + 30 + 2 * int(math.log2(1 + _mag(m))), "tradeoff_mu"))
+
+
+def mu_from_pure_dp(eps: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
+    """Certified μ = -2Φ⁻¹(1/(1+e^ε)): every ε-DP mechanism is μ-GDP, and the
+    bound is tight for randomized response (seed 000 Thm 5.1, seed 003 Prop 6.1)."""
+    e = _check_eps(eps)
+    if e == 0:
+        return Enclosure.exact(0)
+    bits = digits_to_bits(digits, prec)
+
+    def compute(_p: int) -> arb:
+        p = 1 / (1 + to_ball(e).exp())
+        return -2 * Phi_inv_ball(p)
+
+    return Enclosure.from_ball(adaptive(compute, bits, bits + 20 + int(math.log2(1 + _mag(e))), "mu_from_pure_dp"))
