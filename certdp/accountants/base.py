@@ -1,0 +1,161 @@
+"""The accountant interface shared by every certdp accountant.
+
+An accountant holds a (heterogeneous) composition of mechanisms and answers
+the privacy profile of the composition with certified enclosures:
+
+* :meth:`Accountant.compose` adds ``count`` copies of a mechanism (any order,
+  any mix) and returns a NEW accountant (accountants are immutable values, so
+  an accountant can be shared and extended without surprises);
+* :meth:`Accountant.delta` returns an :class:`Enclosure` of
+  δ(ε) = max over neighbouring relations (add/remove) of the hockey-stick
+  divergence H_{e^ε}(P‖Q) of the composed dominating pair (seed 002 §4.1);
+* :meth:`Accountant.epsilon` returns an enclosure of the smallest ε >= 0 with
+  δ(ε) <= δ.  The default is a certified bisection on certified δ: δ(ε) is
+  non-increasing in ε, so ``delta(a).lo > δ`` proves ε* > a and
+  ``delta(b).hi <= δ`` proves ε* <= b.
+
+Implementations: :mod:`certdp.accountants.phi` (characteristic-function /
+MGF inversion accountant, seed 002) and :mod:`certdp.accountants.pld`
+(certified PLD accountant).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Literal
+
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import to_ball, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+
+#: The two neighbouring relations whose dominating pairs may differ.
+Relation = Literal["add", "remove"]
+RELATIONS: tuple[Relation, Relation] = ("add", "remove")
+
+
+def check_count(count: object) -> int:
+    """Validate a composition count (a positive int)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise InputError(f"composition count must be a positive integer, got {count!r}")
+    return count
+
+
+def check_eps(eps: object) -> Fraction:
+    """Validate ε (an exact number >= 0)."""
+    e = exact(eps, "eps")
+    if e < 0:
+        raise InputError(f"eps must be >= 0, got {eps!r}")
+    return e
+
+
+def check_delta(delta: object) -> Fraction:
+    """Validate a target δ in (0, 1)."""
+    d = exact(delta, "delta")
+    if not 0 < d < 1:
+        raise InputError(f"delta must lie in (0, 1), got {delta!r}")
+    return d
+
+
+@dataclass(frozen=True)
+class Composed:
+    """One entry of a composition: a mechanism (or dominating pair) and its count."""
+
+    mechanism: object
+    count: int = 1
+
+
+class Accountant(ABC):
+    """A certified privacy accountant (immutable; :meth:`compose` returns a new one)."""
+
+    @abstractmethod
+    def compose(self, mechanism: object, count: int = 1) -> "Accountant":
+        """A new accountant with ``count`` more copies of ``mechanism``.
+
+        ``mechanism`` is a catalog :class:`certdp.mechanisms.base.Mechanism`
+        or an accountant-specific dominating-pair object.  Raises
+        :class:`InputError` for a mechanism the accountant cannot handle.
+        """
+
+    def compose_all(self, items: Iterable[tuple[object, int]]) -> "Accountant":
+        """Compose ``(mechanism, count)`` pairs in order."""
+        acc: Accountant = self
+        for mech, count in items:
+            acc = acc.compose(mech, count)
+        return acc
+
+    @abstractmethod
+    def delta(self, eps: object) -> Enclosure:
+        """Enclosure of δ(ε) of the composition (max over add/remove)."""
+
+    def delta_at_infinity(self) -> Enclosure | None:
+        """Enclosure of lim_{ε→∞} δ(ε) (the mass of the loss at +∞), if known."""
+        return None
+
+    def epsilon(self, delta: object, *, rel_tol: object = Fraction(1, 10**8),
+                max_steps: int = 200) -> Enclosure:
+        """Enclosure of ε* = min{ε >= 0 : δ(ε) <= delta} by certified bisection.
+
+        Sound for any :meth:`delta` that returns valid enclosures: an undecided
+        comparison stops the bisection early and the (wider) bracket is
+        returned.  Raises :class:`InputError` if no finite ε reaches ``delta``
+        (δ(∞) certified >= delta).
+        """
+        target = check_delta(delta)
+        tol = exact(rel_tol, "rel_tol")
+        with working_precision(128):
+            t_ball = to_ball(target)
+        d0 = self.delta(0)
+        if d0.hi <= t_ball:
+            return Enclosure.exact(0)
+        inf_mass = self.delta_at_infinity()
+        if inf_mass is not None and inf_mass.lo >= t_ball:
+            raise InputError(f"no finite eps achieves delta={delta}: the loss has mass "
+                             f">= {inf_mass} at +infinity")
+        lo = Fraction(0)
+        lo_certain = d0.lo > t_ball
+        hi = Fraction(1)
+        while True:
+            d = self.delta(hi)
+            if d.hi <= t_ball:
+                break
+            if d.lo > t_ball:
+                lo, lo_certain = hi, True
+            hi *= 2
+            if hi > 2**40:
+                raise PrecisionError(f"could not find eps with delta(eps) <= {delta}")
+        if not lo_certain:
+            # δ(0) undecided against the target: ε* may be 0
+            lo = Fraction(0)
+        for _ in range(max_steps):
+            if hi - lo <= tol * max(lo, Fraction(1, 10**30)):
+                break
+            mid = (lo + hi) / 2
+            # a short dyadic inside the bracket keeps the evaluations cheap
+            mid = Fraction(round(mid * 2**64), 2**64) if hi - lo > Fraction(1, 2**60) else mid
+            d = self.delta(mid)
+            if d.hi <= t_ball:
+                hi = mid
+            elif d.lo > t_ball:
+                lo = mid
+            else:
+                break
+        return Enclosure(_down(lo), _up(hi))
+
+
+def _down(x: Fraction) -> arb:
+    from certdp.numerics.ball import lower_bound  # noqa: PLC0415
+
+    with working_precision(256):
+        return lower_bound(to_ball(x))
+
+
+def _up(x: Fraction) -> arb:
+    from certdp.numerics.ball import upper_bound  # noqa: PLC0415
+
+    with working_precision(256):
+        return upper_bound(to_ball(x))
