@@ -41,9 +41,10 @@ def _as_ball(x: object) -> arb:
     return to_ball(x)
 
 
-def decimal_string(v: arb, digits: int, direction: str) -> str:
+def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> str:
     """Decimal string of the exact ball ``v`` with ``digits`` significant digits,
-    rounded ``"down"`` (result <= v) or ``"up"`` (result >= v)."""
+    rounded ``"down"`` (result <= v) or ``"up"`` (result >= v).  With
+    ``strip=False`` trailing zeros are kept (aligned display)."""
     if not v.is_exact():
         raise ValueError("decimal_string needs an exact ball")
     if v.is_zero():
@@ -64,7 +65,7 @@ def decimal_string(v: arb, digits: int, direction: str) -> str:
     exp10 = e10 - digits + 1
     s = str(k)
     # strip trailing zeros into the exponent
-    stripped = s.rstrip("0")
+    stripped = s.rstrip("0") if strip else s
     exp10 += len(s) - len(stripped)
     s = stripped or "0"
     sign = "-" if negative else ""
@@ -214,13 +215,13 @@ class Enclosure:
         return _compare(self.lo, x) > 0
 
     # -- output -----------------------------------------------------------
-    def lo_str(self, digits: int = JSON_DIGITS) -> str:
+    def lo_str(self, digits: int = JSON_DIGITS, strip: bool = True) -> str:
         """Lower end as a decimal string rounded down."""
-        return decimal_string(self.lo, digits, "down")
+        return decimal_string(self.lo, digits, "down", strip)
 
-    def hi_str(self, digits: int = JSON_DIGITS) -> str:
+    def hi_str(self, digits: int = JSON_DIGITS, strip: bool = True) -> str:
         """Upper end as a decimal string rounded up."""
-        return decimal_string(self.hi, digits, "up")
+        return decimal_string(self.hi, digits, "up", strip)
 
     def to_json(self, digits: int = JSON_DIGITS) -> dict[str, str]:
         """``{"lo": ..., "hi": ...}`` with outward-rounded decimal strings."""
@@ -240,7 +241,7 @@ class Enclosure:
         if self.lo == self.hi:
             lo_s, hi_s = self.lo_str(), self.hi_str()
             return f"[{lo_s}]" if lo_s == hi_s else f"[{lo_s}, {hi_s}]"
-        return f"[{self.lo_str(d)}, {self.hi_str(d)}]"
+        return f"[{self.lo_str(d, strip=False)}, {self.hi_str(d, strip=False)}]"
 
     def __repr__(self) -> str:
         return f"Enclosure{self}"

@@ -9,6 +9,7 @@ never with ``eval``.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from decimal import Decimal
@@ -38,6 +39,12 @@ def parse_decimal(text: str) -> Fraction:
     """Parse ``"0.1"``, ``"-3"``, ``"1e-5"``, ``"2.5E3"`` or ``"1/3"`` exactly."""
     if not isinstance(text, str):
         raise InputError(f"expected a number string, got {type(text).__name__}")
+    return _parse_decimal_cached(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_decimal_cached(text: str) -> Fraction:
+    """Parsing is pure and Fractions are immutable, so results are cached."""
     if len(text) > MAX_DIGITS:
         raise InputError(f"number string of {len(text)} characters is too long")
     m = _RATIO.match(text)

@@ -1,0 +1,5 @@
+import sys
+
+from certdp.cli import main
+
+sys.exit(main())

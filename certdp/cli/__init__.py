@@ -1,0 +1,49 @@
+"""The ``certdp`` command.
+
+Each subcommand lives in its own module under :mod:`certdp.cli` and exposes
+``register(subparsers)``, which adds its parser and sets ``handler`` (a
+function ``args -> int`` exit code).  Exit codes: 0 success, 1 a negative
+or undecided verdict (where the command has verdicts), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from certdp.cli.common import run_handler
+
+#: Subcommand modules, in the order ``certdp --help`` lists them.
+COMMAND_MODULES = [
+    "certdp.cli.gdp",
+    "certdp.cli.demo",
+    "certdp.cli.bench",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from certdp import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="certdp",
+        description="Certified differential-privacy analysis: every number is an "
+        "interval that provably contains the truth.",
+    )
+    parser.add_argument("--version", action="version", version=f"certdp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return run_handler(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

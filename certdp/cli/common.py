@@ -1,0 +1,72 @@
+"""Shared CLI plumbing: output in human or JSON form, and error handling.
+
+Bad input (an :class:`~certdp.errors.InputError`) becomes one line on stderr
+and exit code 2 — never a traceback.  A :class:`PrecisionError` (certified
+evaluation could not decide) is exit code 1 with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.enclosure import Enclosure
+
+EXIT_OK = 0
+EXIT_UNDECIDED = 1
+EXIT_BAD_INPUT = 2
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Recursively convert enclosures (to {"lo","hi"}) and containers."""
+    if isinstance(obj, Enclosure):
+        return obj.to_json()
+    if isinstance(obj, dict):
+        return {k: to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    return obj
+
+
+def emit(args: argparse.Namespace, human: str | Callable[[], str], data: Any) -> None:
+    """Print ``data`` as JSON if ``--json`` was given, else the human text."""
+    if getattr(args, "json", False):
+        print(json.dumps(to_jsonable(data)))
+    else:
+        print(human() if callable(human) else human)
+
+
+def fail(message: str) -> int:
+    print(f"certdp: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def run_handler(args: argparse.Namespace) -> int:
+    handler = getattr(args, "handler", None)
+    if handler is None:  # pragma: no cover - argparse requires a subcommand
+        return fail("no command given")
+    try:
+        return int(handler(args))
+    except InputError as err:
+        return fail(str(err))
+    except PrecisionError as err:
+        print(f"certdp: undecided: {err}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    except KeyboardInterrupt:  # pragma: no cover
+        print("certdp: interrupted", file=sys.stderr)
+        return 130
+
+
+def parse_list(text: str, what: str) -> list[str]:
+    """Split a comma-separated list of exact numbers (kept as strings)."""
+    items = [t.strip() for t in text.split(",")]
+    if not items or any(not t for t in items):
+        raise InputError(f"{what}: expected a comma-separated list of numbers, got {text!r}")
+    return items

@@ -1,0 +1,1 @@
+"""Machine-checked facts certdp relies on (see the README of this folder)."""

@@ -1,0 +1,76 @@
+"""Independent reference values computed with mpmath at high precision.
+
+Nothing here imports certdp: these are the "truth" the tests compare with.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+
+#: Relative slack allowed when checking that an mpmath value lies in an
+#: enclosure: far below the 1e-15 widths under test, so it cannot hide an
+#: error, yet above mpmath's own rounding at the precisions used here.
+REF_SLACK = mpmath.mpf(10) ** -45
+
+
+def mpf(q: Fraction | int | str) -> mpmath.mpf:
+    """q as an mpf with 200 significant digits (enough for every test here)."""
+    q = Fraction(q) if not isinstance(q, Fraction) else q
+    with mpmath.workdps(200):
+        return mpmath.mpf(q.numerator) / q.denominator
+
+
+def dps_for(mu: Fraction, eps: Fraction) -> int:
+    """Digits for δ_μ(ε): 60 plus the cancellation log10(ε/μ²) plus the
+    magnitude of the Φ argument."""
+    extra = math.log10(1 + float(eps) / float(mu) ** 2) + 2 * math.log10(1 + float(eps) / float(mu))
+    return 60 + int(extra) + 10
+
+
+def delta_mu_ref(mu, eps) -> mpmath.mpf:
+    mu, eps = Fraction(mu), Fraction(eps)
+    with mpmath.workdps(dps_for(mu, eps)):
+        m, e = mpf(mu), mpf(eps)
+        return +(mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2))
+
+
+def Phi_ref(x) -> mpmath.mpf:
+    with mpmath.workdps(80):
+        return +mpmath.ncdf(mpf(x))
+
+
+def Phi_inv_ref(p) -> mpmath.mpf:
+    """Φ⁻¹(p) = √2 erfinv(2p - 1), with enough digits that 2p - 1 keeps p's."""
+    q = Fraction(p)
+    extra = int(-math.log10(float(min(q, 1 - q)))) if min(q, 1 - q) > 0 else 0
+    with mpmath.workdps(80 + extra):
+        return +(mpmath.sqrt(2) * mpmath.erfinv(2 * mpf(q) - 1))
+
+
+def tradeoff_ref(mu, alpha) -> mpmath.mpf:
+    z = Phi_inv_ref(alpha)
+    with mpmath.workdps(120):
+        return +mpmath.ncdf(-z - mpf(mu))  # Φ(Φ⁻¹(1-α) - μ), Φ⁻¹(1-α) = -Φ⁻¹(α)
+
+
+def mu_pure_ref(eps) -> mpmath.mpf:
+    with mpmath.workdps(120):
+        p = 1 / (1 + mpmath.exp(mpf(eps)))
+        return +(-2 * mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1))
+
+
+def in_enclosure(enc, value: mpmath.mpf) -> bool:
+    """lo <= value <= hi up to the negligible relative slack REF_SLACK."""
+    with mpmath.workdps(200):
+        lo = _to_mpf(enc.lo)
+        hi = _to_mpf(enc.hi)
+        slack = abs(value) * REF_SLACK
+        return lo - slack <= value <= hi + slack
+
+
+def _to_mpf(v) -> mpmath.mpf:
+    man, exp = v.man_exp()
+    return mpmath.ldexp(mpmath.mpf(int(man)), int(exp))
