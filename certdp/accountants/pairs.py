@@ -226,5 +226,47 @@ class RandomizedResponse:
         return self.mgf_acb(acb(c)).real
 
 
-Pair = GaussianPair | LaplacePair | FinitePair | RandomizedResponse
-FINITE_TYPES = (FinitePair, RandomizedResponse)
+@dataclass(frozen=True)
+class ApproxDPPair:
+    """The tight dominating pair of one (ε0, δ0)-DP guarantee (seed 000 Thm 3.1):
+    loss +∞ with mass δ0, ±ε0 with masses (1−δ0)e^{ε0}/(1+e^{ε0}) and
+    (1−δ0)/(1+e^{ε0}); symmetric.  δ0 = 0 is randomized response with eps0."""
+
+    eps0: Fraction
+    delta0: Fraction
+
+    def __post_init__(self) -> None:
+        e = exact(self.eps0, "eps0")
+        d = exact(self.delta0, "delta0")
+        if e < 0:
+            raise InputError(f"eps0 must be >= 0, got {self.eps0!r}")
+        if not 0 <= d < 1:
+            raise InputError(f"delta0 must lie in [0, 1), got {self.delta0!r}")
+        object.__setattr__(self, "eps0", e)
+        object.__setattr__(self, "delta0", d)
+
+    symmetric = True
+
+    def _rr(self) -> RandomizedResponse:
+        return RandomizedResponse(eps0=self.eps0)
+
+    def phi_expr(self, t: sympy.Symbol, relation: Relation = "remove") -> sympy.Expr:
+        d = sympy.Rational(self.delta0.numerator, self.delta0.denominator)
+        return (1 - d) * self._rr().phi_expr(t, relation)
+
+    def atoms(self, relation: Relation = "remove") -> list[tuple[arb, arb]]:
+        w = 1 - to_ball(self.delta0)
+        return [(loss, w * prob) for loss, prob in self._rr().atoms(relation)]
+
+    def inf_mass(self, relation: Relation = "remove") -> arb:
+        return to_ball(self.delta0)
+
+    def mgf_acb(self, s: acb, relation: Relation = "remove") -> acb:
+        return (1 - to_ball(self.delta0)) * self._rr().mgf_acb(s, relation)
+
+    def mgf_real_upper(self, c: arb, relation: Relation = "remove") -> arb:
+        return self.mgf_acb(acb(c)).real
+
+
+Pair = GaussianPair | LaplacePair | FinitePair | RandomizedResponse | ApproxDPPair
+FINITE_TYPES = (FinitePair, RandomizedResponse, ApproxDPPair)

@@ -59,6 +59,7 @@ from flint import acb, arb, ctx
 from certdp.accountants.base import Accountant, RELATIONS, Relation, check_count, check_eps
 from certdp.accountants.pairs import (
     FINITE_TYPES,
+    ApproxDPPair,
     FinitePair,
     GaussianPair,
     LaplacePair,
@@ -77,26 +78,35 @@ DEFAULT_REL_BITS = 34
 
 T = sympy.Symbol("t", real=True)
 
+PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RandomizedResponse, ApproxDPPair)
+
 
 def to_pair(mechanism: object) -> Pair:
-    """The dominating pair of a catalog mechanism (or a pair itself)."""
-    if isinstance(mechanism, (GaussianPair, LaplacePair, FinitePair, RandomizedResponse)):
+    """The dominating pair of a catalog mechanism (or a pair itself).
+
+    gaussian(sigma, sensitivity) -> N(Δ,σ²) vs N(0,σ²) ≅ GaussianPair(σ/Δ);
+    gaussian_dp(mu) -> GaussianPair(1/μ); laplace(scale, sensitivity) ->
+    LaplacePair(b/Δ); randomized_response(p); pure_dp(eps) -> RR(eps0);
+    approx_dp(eps, delta) -> ApproxDPPair.
+    """
+    if isinstance(mechanism, PAIR_TYPES):
         return mechanism
     name = getattr(mechanism, "name", None)
     params = dict(getattr(mechanism, "params", {}) or {})
-    sens = params.get("sensitivity", 1)
+    sens = Fraction(params.get("sensitivity", 1))
     if name == "gaussian":
-        return GaussianPair(Fraction(params["sigma"]) / Fraction(sens))
+        return GaussianPair(Fraction(params["sigma"]) / sens)
+    if name == "gaussian_dp":
+        return GaussianPair(1 / Fraction(params["mu"]))
     if name == "laplace":
-        key = "scale" if "scale" in params else "b"
-        return LaplacePair(Fraction(params[key]) / Fraction(sens))
-    if name in ("randomized_response", "rr"):
-        if "p" in params:
-            return RandomizedResponse(p=params["p"])
+        return LaplacePair(Fraction(params["scale"]) / sens)
+    if name == "randomized_response":
+        return RandomizedResponse(p=params["p"])
+    if name == "pure_dp":
         return RandomizedResponse(eps0=params["eps"])
-    if name in ("pure_dp", "pure", "epsdp"):
-        return RandomizedResponse(eps0=params["eps"])
-    raise InputError(f"the phi accountant cannot handle mechanism {mechanism!r}")
+    if name == "approx_dp":
+        return ApproxDPPair(params["eps"], params["delta"])
+    raise InputError(f"the phi accountant has no dominating pair for mechanism {mechanism!r}")
 
 
 def _positive_part(t: arb) -> arb:
@@ -263,15 +273,36 @@ class PhiAccountant(Accountant):
         return total
 
     # -- route 2 ------------------------------------------------------------
-    def _mgf(self, s: acb, relation: Relation) -> acb:
-        m = acb(1)
+    def _mgf_function(self, relation: Relation):
+        """s -> M(s) with all constants precomputed at the current precision."""
         eta = to_ball(self.mu_squared / 2)
-        if self.mu_squared > 0:
-            m = (eta * s * (s + 1)).exp()
-        for p, k in self._counts.items():
-            if not isinstance(p, GaussianPair):
-                m *= p.mgf_acb(s, relation) ** k
-        return m
+        gauss = self.mu_squared > 0
+        finite = [([(ell, prob) for ell, prob in p.atoms(relation)], k)
+                  for p, k in self._counts.items() if isinstance(p, FINITE_TYPES)]
+        laplace = [(1 / to_ball(p.scale), k) for p, k in self._counts.items()
+                   if isinstance(p, LaplacePair)]
+
+        def mgf(s: acb) -> acb:
+            m = (eta * s * (s + 1)).exp() if gauss else acb(1)
+            for atoms, k in finite:
+                f = acb(0)
+                for ell, prob in atoms:
+                    f += prob * (s * ell).exp()
+                m *= f if k == 1 else f**k
+            if laplace:
+                s1 = s + 1
+                inv = 1 / (2 * s + 1)
+                for a, k in laplace:
+                    e1 = (s * a).exp()
+                    e2 = (-s1 * a).exp()
+                    f = (e1 + e2 + (e1 - e2) * inv) / 2
+                    m *= f if k == 1 else f**k
+            return m
+
+        return mgf
+
+    def _mgf(self, s: acb, relation: Relation) -> acb:
+        return self._mgf_function(relation)(s)
 
     def _log_bound_nongauss(self, c: arb, relation: Relation) -> arb:
         total = arb(0)
@@ -313,10 +344,12 @@ class PhiAccountant(Accountant):
         log_k_f = float(log_k.mid())
         eta_f = float(eta.mid())
         s0 = acb(c, 0)
+        mgf = self._mgf_function(relation)
+        i_unit = acb(0, 1)
 
         def integrand(y: acb, _analytic: bool) -> acb:
-            s = s0 + acb(0, 1) * y
-            return self._mgf(s, relation) * (-s * eps).exp() / (s * (s + 1))
+            s = s0 + i_unit * y
+            return mgf(s) * (-s * eps).exp() / (s * (s + 1))
 
         # a first estimate of the size of δ_fin guides Y (search only)
         target_rel = 2.0 ** (-self.rel_bits - 3)
@@ -325,7 +358,7 @@ class PhiAccountant(Accountant):
         for _ in range(8):
             tol_abs = arb(2) ** (-prec)
             val = acb.integral(integrand, 0, to_ball(Fraction(y_max).limit_denominator(2**30)),
-                               rel_tol=arb(2) ** (-self.rel_bits - 8), abs_tol=tol_abs)
+                               rel_tol=arb(2) ** (-self.rel_bits - 6), abs_tol=tol_abs)
             y_b = to_ball(Fraction(y_max).limit_denominator(2**30))
             tail = (log_k - eta * y_b * y_b).exp() / (2 * eta * y_b**3 * arb.pi())
             main = val.real / arb.pi()

@@ -17,6 +17,7 @@ from certdp.cli.common import run_handler
 
 #: Subcommand modules, in the order ``certdp --help`` lists them.
 COMMAND_MODULES = [
+    "certdp.cli.account",
     "certdp.cli.gdp",
     "certdp.cli.demo",
     "certdp.cli.bench",
