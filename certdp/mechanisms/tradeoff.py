@@ -1,0 +1,665 @@
+"""Mechanisms known only through a privacy–utility equation σ = f(ε, δ).
+
+Seed 000 (§2, §3, App. B, App. C, §5.2).  Given σ, the *naive* profile is
+δ̂(ε) = min(1, δ) with σ = f(ε, δ) solved for δ (closed form, via sympy's
+``solve`` on an exact sympy expression -- never on a string).  Every pair
+(ε0, δ̂(ε0)) is a valid guarantee, and by Thm 3.1 it implies (ε, g(ε, ε0)) with
+
+    g(ε, ε0) = δ̂(ε0) + (1 − δ̂(ε0)) (e^{ε0} − e^{ε})⁺ / (1 + e^{ε0}),
+
+so the *refined* profile (App. B) is δ(ε) = inf_{ε0 ≥ ε} g(ε, ε0).  For
+ε0 ≥ ε one has g = 1 − (1+e^ε) q(ε0) with q(x) = (1 − δ̂(x))/(1 + e^x), and
+∂g/∂ε0 = (1+e^ε)/(1+e^{ε0})² · S(ε0), S(x) = δ̂'(x)(1+e^x) + (1−δ̂(x)) e^x,
+whose sign does not depend on ε (App. B).
+
+Certified optimisation: branch and bound over ε0-cells.  A cell's lower bound
+is the endpoint value when S has a certain sign on the cell (g monotone), else
+the mean-value form g(m) + ∂g(cell)(cell − m).  Any g at a point ε0 ≥ ε is an
+upper bound.  The tail ε0 ≥ T is bounded by g ≥ 1 − (1+e^ε)/(1+e^T)
+(because δ̂ ≥ 0), with T chosen so that this exceeds the upper bound.
+Near poles of the closed form (e.g. ICEA's K/ε at 0), where interval
+evaluation is not finite, the bound uses δ̂ ≥ δ̂(cell's right end), i.e. it
+assumes the naive profile is non-increasing there (a privacy profile must
+be); wherever δ̂' is evaluated and is certainly positive, InputError is raised.
+
+Seed findings (see tests/test_tradeoff.py and the helper's report): the
+printed switch points ε2 ≈ 1.187, δ2 ≈ 0.244 (SGD) and ε3 ≈ 1.159,
+δ3 ≈ 0.468 (ICEA) and the App C example are checked digit by digit there.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+import sympy
+from flint import arb, ctx
+
+from certdp.errors import InputError, PrecisionError
+from certdp.mechanisms.base import EPS, Mechanism
+from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+
+#: The δ variable of trade-off formulas (a real symbol named ``delta``).
+DELTA = sympy.Symbol("delta", real=True)
+_DPOS = sympy.Symbol("delta", positive=True)
+_EPOS = sympy.Symbol("eps", positive=True)
+_X = sympy.Symbol("_eps0", positive=True)
+
+_MAX_CELLS = 4000
+
+
+# --------------------------------------------------------------------------
+# formula handling and a small ball evaluator
+# --------------------------------------------------------------------------
+
+
+def _to_formula(sigma_formula: object, parameters: Mapping[str, object] | None) -> sympy.Expr:
+    """σ-formula as a sympy expression in EPS and DELTA with exact parameters."""
+    params = {k: exact(v, k) for k, v in (parameters or {}).items()}
+    if isinstance(sigma_formula, str):
+        try:
+            from certdp.expr import parse_expression  # noqa: PLC0415
+        except ImportError as exc:  # pragma: no cover - depends on the parser landing
+            raise InputError("string trade-off formulas need certdp.expr.parse_expression") from exc
+        expr = parse_expression(sigma_formula, ("eps", "delta"), tuple(params))
+    elif isinstance(sigma_formula, sympy.Expr):
+        expr = sigma_formula
+    else:
+        raise InputError(f"sigma_formula must be a sympy expression or a string, got {sigma_formula!r}")
+    repl: dict[sympy.Symbol, sympy.Expr] = {}
+    for s in expr.free_symbols:
+        if s.name == "eps":
+            repl[s] = EPS
+        elif s.name == "delta":
+            repl[s] = DELTA
+        elif s.name in params:
+            repl[s] = sympy.Rational(params[s.name].numerator, params[s.name].denominator)
+        else:
+            raise InputError(f"trade-off formula has unknown symbol {s.name!r} (give it in parameters)")
+    expr = expr.xreplace(repl)
+    if DELTA not in expr.free_symbols:
+        raise InputError(f"trade-off formula {expr} does not depend on delta")
+    _check_supported(expr)
+    return expr
+
+
+_FUNCS = (sympy.exp, sympy.log, sympy.Min, sympy.Max)
+
+
+def _check_supported(e: sympy.Expr) -> None:
+    for node in sympy.preorder_traversal(e):
+        if node.is_Symbol or node.is_Rational or node in (sympy.E, sympy.pi):
+            continue
+        if isinstance(node, (sympy.Add, sympy.Mul, sympy.Pow) + _FUNCS):
+            continue
+        raise InputError(f"unsupported term {node} in trade-off formula")
+
+
+def _ev(e: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb:
+    """Ball containing the range of ``e`` over the balls in ``env``.
+
+    Non-finite (nan) results signal that the range could not be enclosed
+    (division by a ball containing 0, log of a non-positive ball)."""
+    if e in env:
+        return env[e]
+    if e.is_Rational:
+        return to_ball(Fraction(int(e.p), int(e.q)))
+    if e is sympy.E:
+        return arb(1).exp()
+    if e is sympy.pi:
+        return arb.pi()
+    if isinstance(e, sympy.Add):
+        out = arb(0)
+        for a in e.args:
+            out = out + _ev(a, env)
+        return out
+    if isinstance(e, sympy.Mul):
+        out = arb(1)
+        for a in e.args:
+            out = out * _ev(a, env)
+        return out
+    if isinstance(e, sympy.Pow):
+        b, x = e.args
+        if x.is_Integer:
+            n = int(x)
+            bb = _ev(b, env)
+            return bb**n if n >= 0 else 1 / bb ** (-n)
+        if x == sympy.Rational(1, 2):
+            return _ev(b, env).sqrt()
+        if x == sympy.Rational(-1, 2):
+            return 1 / _ev(b, env).sqrt()
+        return (_ev(x, env) * _ev(b, env).log()).exp()
+    if isinstance(e, sympy.exp):
+        return _ev(e.args[0], env).exp()
+    if isinstance(e, sympy.log):
+        return _ev(e.args[0], env).log()
+    if isinstance(e, (sympy.Min, sympy.Max)):
+        vals = [_ev(a, env) for a in e.args]
+        best = vals[0]
+        for v in vals[1:]:
+            if not (best.is_finite() and v.is_finite()):
+                return arb("nan")
+            lo = (best.lower().min(v.lower()) if isinstance(e, sympy.Min) else best.lower().max(v.lower()))
+            hi = (best.upper().min(v.upper()) if isinstance(e, sympy.Min) else best.upper().max(v.upper()))
+            best = lo.union(hi)
+        return best
+    raise InputError(f"unsupported term {e} in trade-off formula")
+
+
+def _solve_naive(formula: sympy.Expr, sigma: Fraction) -> sympy.Expr:
+    """The unique closed-form δ with formula(ε, δ) = σ, as an expression in EPS."""
+    f = formula.xreplace({EPS: _EPOS, DELTA: _DPOS})
+    sols = sympy.solve(sympy.Eq(f, sympy.Rational(sigma.numerator, sigma.denominator)), _DPOS)
+    if len(sols) != 1:
+        raise InputError(
+            f"cannot solve sigma = {formula} for delta in closed form with a unique solution (got {sols})"
+        )
+    sol = sympy.sympify(sols[0]).xreplace({_EPOS: EPS})
+    if sol.free_symbols - {EPS}:
+        raise InputError(f"solution {sol} of the trade-off equation has unexpected symbols")
+    _check_supported(sol)
+    # independent check of the solution at two exact points (ball arithmetic)
+    with working_precision(128):
+        for e0 in (Fraction(1, 2), Fraction(3, 2)):
+            d = _ev(sol, {EPS: to_ball(e0)})
+            if not (d.is_finite() and d > 0):
+                raise InputError(f"solved delta {sol} is not positive at eps = {e0}")
+            r = _ev(formula, {EPS: to_ball(e0), DELTA: d}) - to_ball(sigma)
+            if not (r.is_finite() and abs(r) < arb(2) ** -60):
+                raise InputError(f"solved delta {sol} does not satisfy sigma = {formula} at eps = {e0}")
+    return sol
+
+
+# --------------------------------------------------------------------------
+# the mechanism
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SwitchPoint:
+    """Certified switch point of a refined profile (seed 000 App. B).
+
+    ``eps`` encloses every maximiser of q(x) = (1−δ̂(x))/(1+e^x) on [0, ∞);
+    ``delta`` = δ̂(eps).  Proved: δ(ε) = 1 − (1+e^ε)(1−δ*)/(1+e^{ε*}) for
+    ε ≤ ε*, and δ(ε) = δ̂(ε) for ε in [eps.hi, naive_until]."""
+
+    eps: Enclosure
+    delta: Enclosure
+    naive_until: Fraction
+
+
+class TradeoffMechanism(Mechanism):
+    """Mechanism given by a privacy–utility equation σ = f(ε, δ) (seed 000 §2, App. B).
+
+    ``delta_ball`` evaluates the *refined* profile inf_{ε0≥ε} g(ε, ε0);
+    ``profile()`` returns the symbolic *naive* profile min(1, δ̂(ε)), which is
+    a valid (larger) profile of the same mechanism and equals the refined one
+    from the switch point on."""
+
+    name = "tradeoff"
+
+    def __init__(
+        self,
+        sigma_formula: object,
+        sigma: object,
+        parameters: Mapping[str, object] | None = None,
+    ) -> None:
+        self._formula = _to_formula(sigma_formula, parameters)
+        self._sigma = exact(sigma, "sigma")
+        if self._sigma <= 0:
+            raise InputError(f"sigma must be positive, got {self._sigma}")
+        self._sol = _solve_naive(self._formula, self._sigma)
+        self._dsol = sympy.diff(self._sol, EPS)
+
+    # ---- protocol ---------------------------------------------------------
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return {"sigma_formula": str(self._formula), "sigma": self._sigma}
+
+    @property
+    def formula(self) -> sympy.Expr:
+        return self._formula
+
+    def naive_profile(self) -> sympy.Expr:
+        """δ̂(ε) = min(1, δ solving σ = f(ε, δ))."""
+        return sympy.Min(sympy.Integer(1), self._sol)
+
+    def profile(self) -> sympy.Expr:
+        """The naive profile (an upper bound of the refined one; see class doc)."""
+        return self.naive_profile()
+
+    def naive_delta_ball(self, eps: arb) -> arb:
+        return self._dhat(eps)
+
+    def delta_ball(self, eps: arb) -> arb:
+        """Ball containing the refined δ(ε) for every ε in ``eps``."""
+        prec = ctx.prec
+        with working_precision(prec + 20):
+            lo, hi = self._refined_bounds(eps, prec)
+        with working_precision(prec + 20):
+            return lo.union(hi)
+
+    def refined_delta(self, eps: object, digits: int = 15) -> Enclosure:
+        """Certified enclosure of the refined δ(ε) at an exact ε."""
+        e = exact(eps, "eps")
+        if e < 0:
+            raise InputError(f"eps must be >= 0, got {e}")
+        prec = max(64, int(digits * 3.33) + 30)
+        with working_precision(prec):
+            lo, hi = self._refined_bounds(to_ball(e), prec)
+            return Enclosure.from_ball(lo.union(hi))
+
+    # ---- ball pieces --------------------------------------------------------
+    def _sol_ball(self, x: arb) -> arb:
+        return _ev(self._sol, {EPS: x})
+
+    def _dhat(self, x: arb) -> arb:
+        """Ball of δ̂ = min(1, sol) on the ball x (uses δ̂ ∈ [0, 1])."""
+        s = self._sol_ball(x)
+        if not s.is_finite():
+            return arb(0).union(arb(1))
+        if s >= 1:
+            return arb(1)
+        if s < 1 and s >= 0:
+            return s
+        lo = lower_bound(s)
+        lo = lo if lo > 0 else arb(0)
+        return lo.union(arb(1)) if not s < 1 else lo.union(upper_bound(s))
+
+    def _g(self, e: arb, x: arb, d: arb) -> arb:
+        """g(ε, x) = d + (1 − d) e^ε expm1(x − ε)/(1 + e^x) (formula without ⁺)."""
+        return d + (1 - d) * e.exp() * (x - e).expm1() / (1 + x.exp())
+
+    def _cell_lower(self, e: arb, lo: arb, hi: arb) -> arb:
+        """Certified lower bound of g(ε, x) over ε ∈ e, x ∈ [lo, hi]."""
+        cell = lo.union(hi)
+        s = self._sol_ball(cell)
+        if s.is_finite() and s >= 1:
+            return arb(1)
+        if s.is_finite() and s < 1:
+            ds = _ev(self._dsol, {EPS: cell})
+            if ds.is_finite():
+                if ds > 0:
+                    raise InputError(
+                        f"naive profile {self._sol} increases on [{lo.mid()}, {hi.mid()}]"
+                    )
+                ex = cell.exp()
+                big_s = ds * (1 + ex) + (1 - s) * ex
+                if big_s > 0:
+                    return self._g(e, lo, self._dhat(lo)).lower()
+                if big_s < 0:
+                    return self._g(e, hi, self._dhat(hi)).lower()
+                m = (lo + hi) / 2
+                gm = self._g(e, m, self._dhat(m))
+                gd = (1 + e.exp()) / (1 + ex) ** 2 * big_s
+                mvf = (gm + gd * (cell - m)).lower()
+                naive = self._g(e, cell, s).lower()
+                return mvf.max(naive) if mvf.is_finite() else naive
+            return self._g(e, cell, s).lower()
+        if s.is_finite():
+            return self._g(e, cell, self._dhat(cell)).lower()
+        # interval evaluation failed (pole) or straddles 1: use δ̂ ≥ δ̂(hi)
+        dh = self._dhat(hi).lower()
+        dh = dh if dh > 0 else arb(0)
+        # g is increasing in d and in x-part; bound with d ≥ dh, x ≥ lo
+        return (dh + (1 - dh) * e.exp() * (lo - e).expm1() / (1 + lo.exp())).lower()
+
+    def _float_guess(self, b: float) -> float:
+        """Float-guided minimiser of g(b, ·) on [b, b+60] (search only)."""
+        f = sympy.lambdify(EPS, self._sol, "math")
+
+        def gf(x: float) -> float:
+            try:
+                d = min(1.0, float(f(x)))
+            except (ZeroDivisionError, OverflowError, ValueError):
+                d = 1.0
+            return d + (1 - d) * (math.exp(x) - math.exp(b)) / (1 + math.exp(x))
+
+        xs = [b + 60 * (k / 600) ** 2 for k in range(601)]
+        best = min(xs, key=gf)
+        lo, hi = max(b, best - 0.5), best + 0.5
+        for _ in range(80):  # golden-ish ternary refinement
+            m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+            if gf(m1) <= gf(m2):
+                hi = m2
+            else:
+                lo = m1
+        return max(b, (lo + hi) / 2)
+
+    def _refined_bounds(self, eps: arb, prec: int) -> tuple[arb, arb]:
+        """(lower, upper) exact balls bounding inf_{ε0≥ε} g(ε, ε0) over ε ∈ eps."""
+        if not eps.is_finite():
+            raise InputError(f"eps ball {eps} is not finite")
+        a, b = lower_bound(eps), upper_bound(eps)
+        if a < 0:
+            raise InputError(f"eps must be >= 0, got ball {eps}")
+        # upper bound: g at certified points x >= b
+        ub = self._g(eps, b, self._dhat(b)).upper()
+        xg = to_ball(Fraction(self._float_guess(float(b.mid()))).limit_denominator(1 << 40))
+        if xg > b:
+            ub = ub.min(self._g(eps, xg, self._dhat(xg)).upper())
+        if not ub < 1:
+            return arb(0), arb(1)  # no information: [0, 1]
+        # tail: for x >= T, g >= 1 - (1+e^b)/(1+e^T) >= ub
+        t = math.ceil(math.log((1 + math.exp(min(float(b.mid()), 700))) / max(1 - float(ub.mid()), 1e-300))) + 2
+        tt = to_ball(max(t, int(math.ceil(float(b.mid()))) + 1))
+        tail = (1 - (1 + b.exp()) / (1 + tt.exp())).lower()
+        while not tail >= ub:
+            tt = tt * 2
+            tail = (1 - (1 + b.exp()) / (1 + tt.exp())).lower()
+        tol = arb(2) ** (-(prec - 6))
+        heap: list[tuple[float, int, arb, arb, arb]] = []
+        counter = 0
+
+        def push(lo: arb, hi: arb) -> None:
+            nonlocal counter
+            lb = self._cell_lower(eps, lo, hi)
+            if not lb.is_finite():
+                lb = arb(0)
+            counter += 1
+            heapq.heappush(heap, (float(lb.mid()), counter, lb, lo, hi))
+
+        push(a, tt)
+        for _ in range(_MAX_CELLS):
+            key, _c, lb, lo, hi = heap[0]
+            cur_lo = lb.min(tail)
+            if ub - cur_lo <= tol * ub:
+                break
+            heapq.heappop(heap)
+            m = to_ball(_mid_fraction(lo, hi))
+            if m >= b:
+                ub = ub.min(self._g(eps, m, self._dhat(m)).upper())
+            if not (m > lo and m < hi):
+                heapq.heappush(heap, (key, _c, lb, lo, hi))
+                break
+            push(lo, m)
+            push(m, hi)
+        lower = min((h[2] for h in heap), key=lambda v: float(v.mid()))
+        for h in heap:
+            lower = lower.min(h[2])
+        lower = lower.min(tail)
+        lower = lower if lower > 0 else arb(0)
+        return lower, ub.min(arb(1))
+
+    # ---- switch point -------------------------------------------------------
+    def switch_point(self, digits: int = 20, tail: int = 60) -> SwitchPoint:
+        """Certified switch point (ε*, δ*) of the refined profile (seed 000 App. B).
+
+        Proof steps (all ball arithmetic): S(r0) < 0 < S(r1); every cell of
+        [0, r0] has S < 0 or q < q(r0); every cell of [r1, T] has S > 0;
+        q(x) ≤ 1/(1+e^T) < q(r0) for x ≥ T.  Hence all maximisers of q lie
+        in [r0, r1], and q decreases on [r1, T] (naive = refined there, up to
+        the ``naive_until`` point where q exceeds the tail bound)."""
+        prec = max(80, int(digits * 3.33) + 40)
+        f_s = sympy.lambdify(EPS, self._dsol * (1 + sympy.exp(EPS)) + (1 - self._sol) * sympy.exp(EPS), "mpmath")
+        import mpmath  # noqa: PLC0415  (search only)
+
+        with working_precision(prec):
+
+            def big_s(x: arb) -> arb:
+                s = self._sol_ball(x)
+                return _ev(self._dsol, {EPS: x}) * (1 + x.exp()) + (1 - s) * x.exp()
+
+            def q(x: arb) -> arb:
+                return (1 - self._dhat(x)) / (1 + x.exp())
+
+            # float/mpmath search for the sign change of S (search only)
+            xs = [Fraction(k, 64) for k in range(1, 64 * 20)]
+            root = None
+            with mpmath.workdps(30):
+                prev = None
+                for x in xs:
+                    try:
+                        v = f_s(mpmath.mpf(x.numerator) / x.denominator)
+                        sol_v = self._sol.subs(EPS, sympy.Rational(x.numerator, x.denominator))
+                        ok = float(sol_v) < 1
+                    except (ZeroDivisionError, ValueError, TypeError):
+                        prev = None
+                        continue
+                    if ok and prev is not None and prev[1] < 0 < v:
+                        root = (prev[0], x)
+                        break
+                    prev = (x, v) if ok else None
+            if root is None:
+                raise PrecisionError("no sign change of dg/d eps0 found on (0, 20): no switch point")
+            lo, hi = to_ball(root[0]), to_ball(root[1])
+            if not (big_s(lo) < 0 and big_s(hi) > 0):
+                raise PrecisionError("switch point bracket not certified")
+            target = arb(2) ** (-(int(digits * 3.33) + 8))
+            while hi - lo > target:
+                m = to_ball(_mid_fraction(lo, hi))
+                sm = big_s(m)
+                if sm < 0:
+                    lo = m
+                elif sm > 0:
+                    hi = m
+                else:
+                    break
+            r0, r1 = lo, hi
+            q_star_lo = q(r0).lower()
+            tt = to_ball(tail)
+            if not (1 / (1 + tt.exp())) < q_star_lo:
+                raise PrecisionError("tail bound does not exceed q(eps*)")
+            # left of r0: S < 0 or q < q(r0)
+            def left_ok(c: arb) -> bool:
+                s_c = self._sol_ball(c)
+                if s_c.is_finite():
+                    return bool(big_s(c) < 0 or q(c).upper() < q_star_lo)
+                # pole: q <= (1 - δ̂(right end))/(1 + e^{left end}) (δ̂ non-increasing)
+                c_lo, c_hi = lower_bound(c), upper_bound(c)
+                return bool(((1 - self._dhat(c_hi)) / (1 + c_lo.exp())).upper() < q_star_lo)
+
+            self._prove_cells(to_ball(0), r0, left_ok)
+            # right of r1: S > 0 (q strictly decreasing)
+            self._prove_cells(r1, tt, lambda c: big_s(c) > 0)
+            # naive = refined on [r1, U] where q(U) > 1/(1+e^T)
+            until = Fraction(tail - 2)
+            if not q(to_ball(until)).lower() > 1 / (1 + tt.exp()):
+                until = Fraction(0)
+            e_enc = Enclosure.from_ball(r0.union(r1))
+            d_enc = Enclosure.from_ball(self._dhat(r0.union(r1)))
+            return SwitchPoint(e_enc, d_enc, until)
+
+    @staticmethod
+    def _prove_cells(a: arb, b: arb, ok: Callable[[arb], bool], max_cells: int = 20000) -> None:
+        """Check ``ok(cell)`` on a partition of [a, b], splitting as needed."""
+        stack = [(a, b)]
+        n = 0
+        while stack:
+            lo, hi = stack.pop()
+            n += 1
+            if n > max_cells:
+                raise PrecisionError(f"cell proof on [{a}, {b}] did not finish")
+            cell = lo.union(hi)
+            try:
+                good = ok(cell)
+            except (InputError, ValueError, ZeroDivisionError):
+                good = False
+            if good:
+                continue
+            m = to_ball(_mid_fraction(lo, hi))
+            if not (m > lo and m < hi):
+                raise PrecisionError(f"cell proof stuck at [{lo}, {hi}]")
+            stack.append((lo, m))
+            stack.append((m, hi))
+
+
+def _mid_fraction(lo: arb, hi: arb) -> Fraction:
+    """Exact dyadic midpoint of two exact balls."""
+    return (_frac(lo) + _frac(hi)) / 2
+
+
+def _frac(x: arb) -> Fraction:
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
+
+
+# --------------------------------------------------------------------------
+# instances (seed 000 §2)
+# --------------------------------------------------------------------------
+
+
+def sgd(A: object, B: object, sigma: object) -> TradeoffMechanism:  # noqa: N803 (seed notation)
+    """Noisy-SGD family σ = A ε⁻¹ √log(B/δ) (seed 000 §2; example A=2, B=1, σ=2)."""
+    a, bb = exact(A, "A"), exact(B, "B")
+    if a <= 0 or bb <= 0:
+        raise InputError(f"sgd: A and B must be positive, got A={a}, B={bb}")
+    ra, rb = sympy.Rational(a.numerator, a.denominator), sympy.Rational(bb.numerator, bb.denominator)
+    return TradeoffMechanism(ra / EPS * sympy.sqrt(sympy.log(rb / DELTA)), sigma)
+
+
+def icea(m: object, n: object) -> TradeoffMechanism:
+    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2; example m=20, n=4)."""
+    mm, nn = exact(m, "m"), exact(n, "n")
+    if mm <= 0 or nn <= 0:
+        raise InputError(f"icea: m and n must be positive, got m={mm}, n={nn}")
+    rn = sympy.Rational(nn.numerator, nn.denominator)
+    return TradeoffMechanism(10 * sympy.log(rn / (EPS * DELTA)), mm)
+
+
+# --------------------------------------------------------------------------
+# noise refinement (seed 000 App. C, §5.2)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoiseRefinement:
+    """Result of :func:`refine_noise`: the certified optimum σ⁻ and where it is attained.
+
+    ``eps0`` encloses every minimiser ε0 of F(ε0) = f(ε0, δ0(ε0)) on
+    [ε, ε0_max]; ``delta0`` = δ0(eps0); ``naive_sigma`` = f(ε, δ)."""
+
+    sigma: Enclosure
+    eps0: Enclosure
+    delta0: Enclosure
+    naive_sigma: Enclosure
+
+
+def _exact_constant(x: object, name: str) -> sympy.Expr:
+    """An exact number (see :func:`exact`) or a closed sympy constant such as exp(-2)."""
+    if isinstance(x, sympy.Expr) and not x.is_Rational:
+        if x.free_symbols:
+            raise InputError(f"{name} must be a number, got {x}")
+        _check_supported(x)
+        return x
+    q = exact(x, name)
+    return sympy.Rational(q.numerator, q.denominator)
+
+
+def refine_noise(
+    sigma_formula: object,
+    eps: object,
+    delta: object,
+    parameters: Mapping[str, object] | None = None,
+    digits: int = 20,
+) -> NoiseRefinement:
+    """Smallest σ = f(ε0, δ0) over guarantees (ε0, δ0) implying (ε, δ) (seed 000 App. C).
+
+    On the boundary of Thm 3.1 with ε0 ≥ ε (the seed's App. C form),
+    δ0(ε0) = (δ + e^ε − (1−δ) e^{ε0})/(1 + e^ε), feasible (δ0 ≥ 0) for
+    ε0 ≤ ε0_max = log((δ + e^ε)/(1 − δ)).  We minimise F(ε0) = f(ε0, δ0(ε0))
+    with a certified bracket of F' = 0 plus a cell proof on [ε, ε0_max]: every
+    cell left of the bracket has F' < 0 or F > F(r0), every cell right of it
+    F' > 0 or F > F(r0).  Cells where f cannot be enclosed (at ε0_max,
+    where δ0 = 0) are bounded by f(ε0_max, δ0(cell's left end)), which
+    assumes f is non-increasing in ε and in δ (more noise for more privacy).
+    """
+    formula = _to_formula(sigma_formula, parameters)
+    re_, rd = _exact_constant(eps, "eps"), _exact_constant(delta, "delta")
+    with working_precision(128):
+        if not _ev(re_, {}) >= 0:
+            raise InputError(f"eps must be >= 0, got {re_}")
+        dd = _ev(rd, {})
+        if not (dd > 0 and dd < 1):
+            raise InputError(f"delta must be in (0, 1), got {rd}")
+    d0 = (rd + sympy.exp(re_) - (1 - rd) * sympy.exp(_X)) / (1 + sympy.exp(re_))
+    big_f = formula.xreplace({EPS: _X, DELTA: d0})
+    dbig_f = sympy.diff(big_f, _X)
+    prec = max(80, int(digits * 3.33) + 40)
+    import mpmath  # noqa: PLC0415  (search only)
+
+    with working_precision(prec):
+        eb = _ev(re_, {})
+        db = _ev(rd, {})
+        xmax = ((db + eb.exp()) / (1 - db)).log()
+        xmax_up = upper_bound(xmax)
+
+        def fv(x: arb) -> arb:
+            return _ev(big_f, {_X: x})
+
+        def dfv(x: arb) -> arb:
+            return _ev(dbig_f, {_X: x})
+
+        def d0v(x: arb) -> arb:
+            return _ev(d0, {_X: x})
+
+        naive = _ev(formula, {EPS: eb, DELTA: db})
+        # search (mpmath) for the sign change of F' on (ε, ε0_max)
+        fd = sympy.lambdify(_X, dbig_f, "mpmath")
+        a_f, b_f = float(eb.mid()), float(xmax.mid())
+        grid = [a_f + (b_f - a_f) * k / 400 for k in range(1, 400)]
+        bracket = None
+        with mpmath.workdps(30):
+            vals = []
+            for x in grid:
+                try:
+                    vals.append(float(fd(mpmath.mpf(x))))
+                except (ZeroDivisionError, ValueError, TypeError):
+                    vals.append(float("nan"))
+        for x0, x1, v0, v1 in zip(grid, grid[1:], vals, vals[1:]):
+            if v0 < 0 < v1:
+                bracket = (Fraction(x0).limit_denominator(1 << 30), Fraction(x1).limit_denominator(1 << 30))
+                break
+        if bracket is None:
+            raise PrecisionError("no interior minimum of f(eps0, delta0(eps0)) found (search)")
+        lo, hi = to_ball(bracket[0]), to_ball(bracket[1])
+        if not (dfv(lo) < 0 and dfv(hi) > 0):
+            raise PrecisionError("minimum bracket not certified")
+        target = arb(2) ** (-(int(digits * 3.33) + 8))
+        while hi - lo > target:
+            m = to_ball(_mid_fraction(lo, hi))
+            dm = dfv(m)
+            if dm < 0:
+                lo = m
+            elif dm > 0:
+                hi = m
+            else:
+                break
+        r0, r1 = lo, hi
+        f_star_up = fv(r0).upper()
+
+        def value_excluded(c: arb) -> bool:
+            v = fv(c)
+            if v.is_finite():
+                return bool(v.lower() > f_star_up)
+            c_lo = lower_bound(c)
+            w = _ev(formula, {EPS: xmax_up, DELTA: d0v(c_lo)})
+            return bool(w.is_finite() and w.lower() > f_star_up)
+
+        def left_ok(c: arb) -> bool:
+            dv = dfv(c)
+            return bool((dv.is_finite() and dv < 0) or value_excluded(c))
+
+        def right_ok(c: arb) -> bool:
+            dv = dfv(c)
+            return bool((dv.is_finite() and dv > 0) or value_excluded(c))
+
+        TradeoffMechanism._prove_cells(lower_bound(eb), r0, left_ok)
+        TradeoffMechanism._prove_cells(r1, xmax_up, right_ok)
+        cell = r0.union(r1)
+        sigma_star = fv(cell)
+        d0_cell = d0v(cell)
+        if not (d0_cell > 0):
+            raise PrecisionError("optimal delta0 not certified positive")
+        return NoiseRefinement(
+            sigma=Enclosure.from_ball(sigma_star),
+            eps0=Enclosure.from_ball(cell),
+            delta0=Enclosure.from_ball(d0_cell),
+            naive_sigma=Enclosure.from_ball(naive),
+        )
