@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "certdp.cli.gdp",
     "certdp.cli.demo",
     "certdp.cli.bench",
+    "certdp.cli.profile",
+    "certdp.cli.mechanisms",
 ]
 
 

@@ -1,0 +1,288 @@
+"""Basic mechanisms with closed-form privacy profiles.
+
+Every profile δ(ε), ε >= 0, is the exact (tight) privacy profile of the
+mechanism, is non-increasing, and is evaluated in ball arithmetic at the two
+endpoints of an interval (monotonicity gives the range).  Each class also has
+a closed-form inverse ε(δ) where one exists.
+
+Sources: Laplace — seed 000 §3 (Balle et al. 2020, Thm 3); Gaussian/GDP —
+seed 000 Thm 3.2; randomized response — seed 002 Table 2 / Lemma 32; pure DP —
+seed 000 §5.1; approximate DP — seed 000 Thm 3.1 / Cor 3.2.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+from flint import arb
+
+from certdp.errors import InputError
+from certdp.mechanisms.base import EPS
+from certdp.mechanisms.params import (
+    CatalogMechanism,
+    DeltaUnattainable,
+    Param,
+    closed_form_enclosure,
+    positive_part,
+)
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.ball import to_ball
+from certdp.numerics.gdp import delta_mu_ball
+
+
+def _q(x: Fraction) -> sympy.Rational:
+    return sympy.Rational(x.numerator, x.denominator)
+
+
+def _log_pos(x: arb) -> arb:
+    """Ball containing max(log y, 0) for y in x, given x > 0 may straddle 1."""
+    if x <= 1:
+        return arb(0)
+    if x >= 1:
+        return x.log()
+    return arb(0).union(x.upper().log().upper())
+
+
+# ---------------------------------------------------------------------------
+
+
+class Laplace(CatalogMechanism):
+    """Laplace mechanism Lap(b) on a query of sensitivity Δ.
+
+    δ(ε) = max(1 − exp(ε/2 − Δ/(2b)), 0)   (seed 000 §3; Balle et al. 2020 Thm 3).
+    It is (Δ/b)-DP: δ(ε) = 0 for ε >= Δ/b.
+    """
+
+    name = "laplace"
+    description = "Laplace noise of scale b on a query of sensitivity Δ: δ(ε) = max(1 − e^{ε/2 − Δ/(2b)}, 0)"
+    PARAMS = (
+        Param("scale", "number", "noise scale b > 0"),
+        Param("sensitivity", "number", "query sensitivity Δ > 0", 1),
+    )
+
+    def check(self) -> None:
+        if self.scale <= 0:
+            raise InputError(f"laplace: scale must be > 0, got {self.scale}")
+        if self.sensitivity <= 0:
+            raise InputError(f"laplace: sensitivity must be > 0, got {self.sensitivity}")
+
+    @property
+    def theta(self) -> Fraction:
+        """Δ/b, the pure-DP level of the mechanism."""
+        return self.sensitivity / self.scale
+
+    def profile(self) -> sympy.Expr:
+        return sympy.Max(1 - sympy.exp(EPS / 2 - _q(self.theta) / 2), 0)
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        return positive_part(-((eps - to_ball(self.theta)) / 2).expm1())
+
+    def _eps_ball(self, delta: Fraction) -> arb:
+        # 1 − e^{(ε−θ)/2} = D  ⇔  ε = θ + 2 log(1 − D)
+        if delta >= 1:
+            return arb(0)
+        if delta == 0:
+            return to_ball(self.theta)
+        e = to_ball(self.theta) + 2 * (-to_ball(delta)).log1p()
+        return _clip_at_zero(e)
+
+
+def _clip_at_zero(e: arb) -> arb:
+    if e >= 0:
+        return e
+    if e <= 0:
+        return arb(0)
+    return arb(0).union(e.upper())
+
+
+class GaussianDP(CatalogMechanism):
+    """μ-GDP: δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)  (seed 000 Thm 3.2)."""
+
+    name = "gaussian_dp"
+    description = "μ-Gaussian differential privacy: δ_μ(ε) = Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2)"
+    PARAMS = (Param("mu", "number", "GDP parameter μ > 0"),)
+
+    def check(self) -> None:
+        if self.mu <= 0:
+            raise InputError(f"gaussian_dp: mu must be > 0, got {self.mu}")
+
+    def mu_expr(self) -> sympy.Expr:
+        """μ as an exact sympy number."""
+        return _q(self.mu)
+
+    def mu_ball(self) -> arb:
+        """Ball containing μ at the current precision."""
+        return to_ball(self.mu)
+
+    def profile(self) -> sympy.Expr:
+        return gdp_profile(self.mu_expr())
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        return delta_mu_ball(self.mu_ball(), eps)
+
+    def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        if delta == 0:
+            raise DeltaUnattainable(f"{self.name}: δ_μ(ε) > 0 for every ε, so no ε reaches δ = 0")
+        return None  # generic certified bisection (δ_μ is strictly decreasing)
+
+
+def gdp_profile(mu: sympy.Expr) -> sympy.Expr:
+    """δ_μ(ε) as a sympy expression, Φ(x) written as erfc(−x/√2)/2."""
+
+    def Phi(x: sympy.Expr) -> sympy.Expr:
+        return sympy.erfc(-x / sympy.sqrt(2)) / 2
+
+    return Phi(-EPS / mu + mu / 2) - sympy.exp(EPS) * Phi(-EPS / mu - mu / 2)
+
+
+class Gaussian(GaussianDP):
+    """Gaussian mechanism N(0, σ²) on a query of sensitivity Δ: μ = Δ/σ GDP."""
+
+    name = "gaussian"
+    description = "Gaussian noise N(0, σ²) on a query of sensitivity Δ: exactly μ-GDP with μ = Δ/σ"
+    PARAMS = (
+        Param("sigma", "number", "noise standard deviation σ > 0"),
+        Param("sensitivity", "number", "query sensitivity Δ > 0", 1),
+    )
+
+    def check(self) -> None:
+        if self.sigma <= 0:
+            raise InputError(f"gaussian: sigma must be > 0, got {self.sigma}")
+        if self.sensitivity <= 0:
+            raise InputError(f"gaussian: sensitivity must be > 0, got {self.sensitivity}")
+
+    @property
+    def mu(self) -> Fraction:  # type: ignore[override]
+        return self.sensitivity / self.sigma
+
+
+class RandomizedResponse(CatalogMechanism):
+    """Binary randomized response: report the true bit with probability p.
+
+    Dominating pair P = (p, 1−p), Q = (1−p, p) (seed 002 Table 2, Lemma 32), so
+    δ(ε) = (q − (1−q) e^ε)⁺ with q = max(p, 1−p).  Allowed: 0 < p < 1; p and
+    1 − p give the same profile (relabelled output), p = 1/2 gives δ ≡ 0.
+    Equals pure_dp(eps=log(q/(1−q))).
+    """
+
+    name = "randomized_response"
+    description = "binary randomized response, truth with probability p: δ(ε) = (q − (1−q)e^ε)⁺, q = max(p, 1−p)"
+    PARAMS = (Param("p", "number", "probability 0 < p < 1 of reporting the true bit"),)
+
+    def check(self) -> None:
+        if not 0 < self.p < 1:
+            raise InputError(f"randomized_response: p must satisfy 0 < p < 1, got {self.p}")
+
+    @property
+    def q(self) -> Fraction:
+        return max(self.p, 1 - self.p)
+
+    def profile(self) -> sympy.Expr:
+        q = _q(self.q)
+        return sympy.Max(q - (1 - q) * sympy.exp(EPS), 0)
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        q = self.q
+        return positive_part(to_ball(q) - to_ball(1 - q) * eps.exp())
+
+    def _eps_ball(self, delta: Fraction) -> arb:
+        q = self.q
+        if delta >= q - (1 - q):  # δ(0) = 2q − 1 <= D
+            return arb(0)
+        # q − (1−q)e^ε = D  ⇔  ε = log((q − D)/(1 − q))
+        return _log_pos((to_ball(q - delta)) / to_ball(1 - q))
+
+
+class PureDP(CatalogMechanism):
+    """Worst case of an ε₀-DP mechanism: δ(ε) = (e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})
+    (seed 000 §5.1 via Thm 3.1 with δ₀ = 0; attained by randomized response)."""
+
+    name = "pure_dp"
+    description = "worst-case ε₀-DP mechanism: δ(ε) = (e^{ε₀} − e^ε)⁺ / (1 + e^{ε₀})"
+    PARAMS = (Param("eps", "number", "pure DP level ε₀ >= 0"),)
+
+    def check(self) -> None:
+        if self.eps < 0:
+            raise InputError(f"pure_dp: eps must be >= 0, got {self.eps}")
+
+    @property
+    def eps0(self) -> Fraction:
+        return self.eps
+
+    @property
+    def delta0(self) -> Fraction:
+        return Fraction(0)
+
+    def profile(self) -> sympy.Expr:
+        return _approx_profile(self.eps0, self.delta0)
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        return _approx_ball(self.eps0, self.delta0, eps)
+
+    def _eps_ball(self, delta: Fraction) -> arb:
+        return _approx_inverse(self.name, self.eps0, self.delta0, delta)
+
+
+class ApproxDP(PureDP):
+    """The tight profile implied by one (ε₀, δ₀)-DP guarantee (seed 000 Thm 3.1,
+    Cor 3.2): δ(ε) = δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀}).
+
+    Attained by a specific (ε₀, δ₀)-DP mechanism (seed 000 remark after Cor 3.2).
+    Note δ(ε) → δ₀ as ε → ∞: no ε reaches δ < δ₀.
+    """
+
+    name = "approx_dp"
+    description = "tight profile of one (ε₀, δ₀)-DP guarantee: δ(ε) = δ₀ + (1−δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})"
+    PARAMS = (
+        Param("eps", "number", "ε₀ >= 0"),
+        Param("delta", "number", "δ₀ with 0 <= δ₀ < 1"),
+    )
+
+    def check(self) -> None:
+        if self.eps < 0:
+            raise InputError(f"approx_dp: eps must be >= 0, got {self.eps}")
+        if not 0 <= self.delta < 1:
+            raise InputError(f"approx_dp: delta must satisfy 0 <= delta < 1, got {self.delta}")
+
+    @property
+    def delta0(self) -> Fraction:
+        return self.delta
+
+
+def _approx_profile(eps0: Fraction, delta0: Fraction) -> sympy.Expr:
+    e0 = sympy.exp(_q(eps0))
+    d0 = _q(delta0)
+    return d0 + (1 - d0) * sympy.Max(e0 - sympy.exp(EPS), 0) / (1 + e0)
+
+
+def _approx_ball(eps0: Fraction, delta0: Fraction, eps: arb) -> arb:
+    e0 = to_ball(eps0)
+    # e^{ε0} − e^{ε} = e^{ε}(e^{ε0−ε} − 1): sign decided by ε0 − ε, no cancellation
+    diff = positive_part(eps.exp() * (e0 - eps).expm1())
+    term = diff / (1 + e0.exp())
+    if delta0 == 0:
+        return term
+    d0 = to_ball(delta0)
+    return d0 + (1 - d0) * term
+
+
+def _approx_inverse(name: str, eps0: Fraction, delta0: Fraction, delta: Fraction) -> arb:
+    """Smallest ε >= 0 with δ₀ + (1−δ₀)(e^{ε₀} − e^ε)⁺/(1+e^{ε₀}) <= D."""
+    if delta < delta0:
+        raise DeltaUnattainable(
+            f"{name}: δ(ε) >= δ0 = {delta0} for every ε, so no ε reaches δ = {delta}"
+        )
+    if delta >= 1:
+        return arb(0)
+    e0 = to_ball(eps0).exp()
+    if delta == delta0:
+        return to_ball(eps0)
+    # e^ε = e^{ε0} − (D − δ0)(1 + e^{ε0})/(1 − δ0)
+    t = to_ball(delta - delta0) / to_ball(1 - delta0)
+    arg = e0 - t * (1 + e0)
+    if arg <= 1:
+        return arb(0)
+    if arg > 0:
+        return _log_pos(arg)
+    return arb(0).union(arg.upper().log().upper())  # very wide ball: ε in [0, log(upper)]

@@ -1,0 +1,122 @@
+"""Certified point evaluation and inversion of a mechanism's privacy profile.
+
+* :func:`delta_enclosure` — δ(ε) at an exact ε as an :class:`Enclosure`.
+* :func:`eps_enclosure` — the smallest ε >= 0 with δ(ε) <= D (the profile is
+  non-increasing, so {ε : δ(ε) <= D} is a half-line and this is its left end).
+  A closed form or a reduction to an inner mechanism is used when the
+  mechanism offers one (``eps_for_delta``); otherwise a certified bisection:
+  every step decides the sign of δ(x) − D at an exact dyadic x in ball
+  arithmetic (raising precision until decided), keeping lo with
+  δ(lo) > D (so ε* >= lo) and hi with δ(hi) <= D (so ε* <= hi).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.mechanisms.base import Mechanism
+from certdp.mechanisms.params import DeltaUnattainable, closed_form_enclosure
+from certdp.numerics.ball import MAX_PREC, digits_to_bits, to_ball, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+
+#: Largest ε the generic bisection searches before giving up (undecided).
+SEARCH_LIMIT = Fraction(2) ** 40
+
+__all__ = ["delta_enclosure", "eps_enclosure", "DeltaUnattainable", "SEARCH_LIMIT"]
+
+
+def _bits(digits: int | None, bits: int | None) -> int:
+    if bits is not None:
+        return bits
+    return digits_to_bits(digits, None)
+
+
+def delta_enclosure(mech: Mechanism, eps: object, *, digits: int | None = None, bits: int | None = None) -> Enclosure:
+    """Certified δ(ε) for an exact ε >= 0.
+
+    Relative width <= 10^-digits (default 15 digits), or absolute width
+    <= 2^-bits where δ is 0 or too close to 0 to resolve relatively; at the
+    precision cap the (sound, wider) enclosure is returned as is.
+    """
+    e = exact(eps, "eps")
+    if e < 0:
+        raise InputError(f"eps must be >= 0, got eps = {eps}")
+    b = _bits(digits, bits)
+    return closed_form_enclosure(lambda: mech.delta_ball(to_ball(e)), b, f"{mech.name}: delta({eps})")
+
+
+def _sign_at(mech: Mechanism, x: Fraction, target: Fraction, bits: int) -> int:
+    """+1 if δ(x) > target, −1 if δ(x) <= target (certified)."""
+    prec = bits + 32
+    cap = min(MAX_PREC, 16 * bits + 2048)
+    while True:
+        with working_precision(prec):
+            y = mech.delta_ball(to_ball(x))
+            t = to_ball(target)
+            if y.is_finite():
+                if y > t:
+                    return 1
+                if y <= t:  # every point of y is <= every point of t
+                    return -1
+        if prec >= cap:
+            raise PrecisionError(
+                f"{mech.name}: cannot decide whether δ({float(x):.6g}) <= {target} "
+                f"at {prec} bits (δ may equal the target on an interval)"
+            )
+        prec = min(2 * prec, cap)
+
+
+def _mid(lo: Fraction, hi: Fraction) -> Fraction:
+    """A short dyadic point strictly inside (lo, hi)."""
+    width = hi - lo
+    k = max(0, math.ceil(-math.log2(float(width))) + 2) if width < 1 else 0
+    m = (lo + hi) / 2
+    scale = Fraction(2) ** k
+    cand = Fraction(math.floor(m * scale)) / scale
+    return cand if lo < cand < hi else m
+
+
+def eps_enclosure(mech: Mechanism, delta: object, *, digits: int | None = None, bits: int | None = None) -> Enclosure:
+    """Certified smallest ε >= 0 with δ(ε) <= delta, for 0 <= delta < 1.
+
+    Width <= 2^-bits·max(1, ε) (``digits`` decimal digits, default 15).
+    Raises :class:`DeltaUnattainable` (an InputError) if it is proved that
+    no ε reaches ``delta``; :class:`PrecisionError` if the search gives up
+    (δ(ε) > delta for all ε <= :data:`SEARCH_LIMIT` checked).  Assumes δ is
+    non-increasing (true for every catalog profile; validated for user
+    profiles).
+    """
+    d = exact(delta, "delta")
+    if not 0 <= d < 1:
+        raise InputError(f"delta must satisfy 0 <= delta < 1, got delta = {delta}")
+    b = _bits(digits, bits)
+    special = getattr(mech, "eps_for_delta", None)
+    if special is not None:
+        enc = special(d, b)
+        if enc is not None:
+            return enc
+    if _sign_at(mech, Fraction(0), d, b) < 0:
+        return Enclosure.exact(0)
+    lo, hi = Fraction(0), Fraction(1)
+    while _sign_at(mech, hi, d, b) > 0:
+        lo, hi = hi, hi * 2
+        if hi > SEARCH_LIMIT:
+            raise PrecisionError(
+                f"{mech.name}: δ(ε) > {delta} for every ε <= {lo} checked; "
+                "no certified ε found (the profile may never reach this δ)"
+            )
+    while True:
+        tol = Fraction(1, 2**b) * max(Fraction(1), lo)
+        if hi - lo <= tol:
+            break
+        m = _mid(lo, hi)
+        if _sign_at(mech, m, d, b) > 0:
+            lo = m
+        else:
+            hi = m
+    return Enclosure.hull(Enclosure.exact(lo), Enclosure.exact(hi))

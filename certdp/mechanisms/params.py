@@ -1,0 +1,250 @@
+"""Parameter declarations for catalog mechanisms (sympy.stats style).
+
+A catalog mechanism declares its parameters once, as a tuple of
+:class:`Param`; :class:`CatalogMechanism` binds arguments to them (converting
+numbers to exact :class:`~fractions.Fraction`), then calls the subclass's
+single ``check`` that validates the values with :class:`InputError`.
+
+Parameter kinds:
+
+* ``"number"``    an exact real number (anything :func:`certdp.numerics.exact.exact` accepts);
+* ``"integer"``   an exact integer (``3``, ``"3"``, ``3/1``);
+* ``"mechanism"`` a nested :class:`~certdp.mechanisms.base.Mechanism`;
+* ``"string"``    a text argument (only ``profile("...")`` has one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar, Mapping
+
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.mechanisms.base import Mechanism
+from certdp.numerics.ball import (
+    MAX_PREC,
+    lower_bound,
+    rel_accuracy_bits,
+    upper_bound,
+    working_precision,
+)
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+
+KINDS = ("number", "integer", "mechanism", "string")
+
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter: name, kind, one-line doc, optional exact default."""
+
+    name: str
+    kind: str
+    doc: str
+    default: Any = _NO_DEFAULT
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:  # pragma: no cover - programming error
+            raise ValueError(f"unknown parameter kind {self.kind!r}")
+
+    @property
+    def required(self) -> bool:
+        return self.default is _NO_DEFAULT
+
+    def convert(self, value: Any, owner: str) -> Any:
+        """The exact value of ``value`` for this parameter, or InputError."""
+        what = f"{owner}: parameter {self.name}"
+        if self.kind == "mechanism":
+            if not isinstance(value, Mechanism):
+                raise InputError(f"{what} must be a mechanism, got {value!r}")
+            return value
+        if self.kind == "string":
+            if not isinstance(value, str):
+                raise InputError(f"{what} must be a string, got {value!r}")
+            return value
+        if isinstance(value, Mechanism):
+            raise InputError(f"{what} must be a number, got the mechanism {value.spec()}")
+        q = exact(value, what)
+        if self.kind == "integer":
+            if q.denominator != 1:
+                raise InputError(f"{what} must be an integer, got {value}")
+            return int(q)
+        return q
+
+    def describe(self) -> str:
+        """``name (kind[, default=...]): doc`` for listings."""
+        extra = "" if self.required else f", default {format_default(self.default)}"
+        return f"{self.name} ({self.kind}{extra}): {self.doc}"
+
+
+def format_default(value: Any) -> str:
+    from certdp.mechanisms.spec import format_value  # noqa: PLC0415
+
+    return format_value(value)
+
+
+class CatalogMechanism(Mechanism):
+    """Base of the catalog: declared parameters, exact values, one ``check``.
+
+    Construct with positional arguments (in declaration order) and/or keyword
+    arguments, as in the spec grammar.  Instances are immutable and compare
+    equal iff their name and exact parameters agree.
+    """
+
+    #: Declared parameters, in order.
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    #: One-line description for ``certdp mechanisms``.
+    description: ClassVar[str] = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        values = bind_arguments(type(self), args, kwargs)
+        object.__setattr__(self, "_params", values)
+        self.check()
+
+    # -- parameters -------------------------------------------------------
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return dict(self._params)
+
+    def __getattr__(self, name: str) -> Any:
+        params = self.__dict__.get("_params")
+        if params is not None and name in params:
+            return params[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("mechanisms are immutable")
+
+    def check(self) -> None:
+        """Validate the parameter values (InputError naming the bad one)."""
+
+    # -- identity ---------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._params == self._params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(self._params.items())))
+
+    # -- evaluation helpers -----------------------------------------------
+    def delta_point_ball(self, eps: arb) -> arb:
+        """δ at a point ball ``eps`` (subclasses implement; radius may be > 0,
+        the result must contain δ at every point of the ball)."""
+        return super().delta_ball(eps)
+
+    def delta_ball(self, eps: arb) -> arb:
+        """Ball containing δ(ε) for all ε in ``eps`` ∩ [0, ∞).
+
+        Catalog profiles are non-increasing, so the range over an interval
+        [a, b] lies in [δ(b), δ(a)]: we evaluate the two exact endpoints.
+        """
+        return monotone_range(self.delta_point_ball, eps)
+
+    def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        """Enclosure of the smallest ε >= 0 with δ(ε) <= delta from a closed
+        form (or a reduction to an inner mechanism), or None when there is
+        none and the generic certified bisection of
+        :func:`certdp.mechanisms.evaluate.eps_enclosure` must be used.
+        ``bits``: requested accuracy.  Raises :class:`DeltaUnattainable` when
+        it is proved that no ε reaches ``delta``.
+
+        Default: the subclass's ``_eps_ball(delta)`` closed form (a ball at
+        the current precision), if it defines one.
+        """
+        closed = getattr(self, "_eps_ball", None)
+        if closed is None:
+            return None
+        return closed_form_enclosure(lambda: closed(delta), bits, f"{self.name}: eps(delta)")
+
+
+class DeltaUnattainable(InputError):
+    """No ε >= 0 has δ(ε) <= the requested δ (a proved fact, not a numerical failure)."""
+
+
+def closed_form_enclosure(compute: Any, bits: int, what: str) -> Enclosure:
+    """Enclosure of ``compute()`` (a ball valid at any precision), raising the
+    precision until the relative width is <= 2^-bits or the absolute width is
+    <= 2^-bits (values near 0).  At the precision cap the (sound, wider) ball
+    is returned."""
+    prec = bits + 32
+    cap = min(MAX_PREC, 16 * bits + 1024)
+    while True:
+        with working_precision(prec):
+            y = compute()
+            ok = y.is_finite() and (
+                y.is_exact() or rel_accuracy_bits(y) >= bits or y.rad() * 2 ** bits <= 1
+            )
+        if ok or (prec >= cap and y.is_finite()):
+            return Enclosure.from_ball(y)
+        if prec >= cap:
+            raise PrecisionError(f"{what}: no finite enclosure at {prec} bits")
+        prec = min(2 * prec, cap)
+
+
+def bind_arguments(cls: type, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Bind positional/keyword arguments to ``cls.PARAMS`` (exact values)."""
+    name = cls.name
+    params = cls.PARAMS
+    if len(args) > len(params):
+        raise InputError(f"{name}: takes at most {len(params)} arguments, got {len(args)}")
+    values: dict[str, Any] = {}
+    for p, v in zip(params, args):
+        values[p.name] = v
+    known = {p.name for p in params}
+    for key, v in kwargs.items():
+        if key not in known:
+            raise InputError(
+                f"{name}: unknown parameter {key!r} (parameters: {', '.join(p.name for p in params)})"
+            )
+        if key in values:
+            raise InputError(f"{name}: parameter {key!r} given twice")
+        values[key] = v
+    out: dict[str, Any] = {}
+    for p in params:
+        if p.name in values:
+            out[p.name] = p.convert(values[p.name], name)
+        elif p.required:
+            raise InputError(f"{name}: missing parameter {p.name!r} ({p.doc})")
+        else:
+            out[p.name] = p.convert(p.default, name)
+    return out
+
+
+def monotone_range(point: Any, eps: arb) -> arb:
+    """Range of a non-increasing function over ``eps`` ∩ [0, ∞) from its two
+    endpoints: a ball containing [f(hi), f(lo)]."""
+    if not eps.is_finite():
+        raise InputError(f"eps ball {eps} is not finite")
+    if eps.is_exact():
+        if eps < 0:
+            raise InputError(f"eps must be >= 0, got {eps}")
+        return point(eps)
+    hi = upper_bound(eps)
+    if hi < 0:
+        raise InputError(f"eps must be >= 0, got the ball {eps}")
+    lo = lower_bound(eps)
+    if lo < 0:
+        lo = arb(0)
+    return point(hi).union(point(lo))
+
+
+def positive_part(x: arb) -> arb:
+    """A ball containing max(y, 0) for every y in the ball ``x`` (tight: exact 0
+    when x <= 0 for certain, [0, upper(x)] when x straddles 0)."""
+    if x >= 0:
+        return x
+    if x <= 0:
+        return arb(0)
+    return arb(0).union(x.upper())
+
+
+def min_ball(x: arb, y: arb) -> arb:
+    """A ball containing min(u, v) for u in x, v in y."""
+    if x <= y:
+        return x
+    if y <= x:
+        return y
+    return x.min(y)

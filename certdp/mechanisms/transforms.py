@@ -1,0 +1,191 @@
+"""Mechanisms built from other mechanisms: subsampling, composition, clip-and-reify.
+
+* ``subsample(M, rate=γ)`` — Poisson subsampling with add/remove neighbours.
+  If M is (ε, δ)-DP then M∘S_γ is (log(1 − γ + γe^ε), γδ)-DP (seed 000 §5.3,
+  Balle et al. 2020).  Applied to every point of M's profile this gives the
+  upper bound  δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)).
+* ``compose(M, k)`` — k-fold adaptive composition where a closed form exists:
+  μ-GDP composes to √k μ-GDP (Dong et al.); nested compositions flatten.
+  Other mechanisms need an accountant (``certdp account``).
+* ``clip_reify(M, eps_h, lo, hi)`` — seed 000 Thm 4.7: clip M's numerical
+  output to [lo, hi] and add Laplace((hi − lo)/ε_h) noise.  By
+  post-processing δ ≤ δ_M, and the result is a Laplace mechanism with
+  sensitivity <= hi − lo and scale (hi − lo)/ε_h (joint convexity of the
+  hockey-stick divergence over couplings of the clipped outputs), so
+  δ(ε) <= min(δ_M(ε), max(1 − e^{(ε − ε_h)/2}, 0)); in particular δ = 0 for
+  ε >= ε_h, which is the proof of Thm 4.7 (seed 000 App. A.7).  The profile
+  depends on lo, hi only through validation (lo < hi).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from flint import arb
+
+from certdp.errors import InputError
+from certdp.mechanisms.base import EPS
+from certdp.mechanisms.basic import GaussianDP, Laplace, _q, gdp_profile
+from certdp.mechanisms.params import (
+    CatalogMechanism,
+    DeltaUnattainable,
+    closed_form_enclosure,
+    Param,
+    bind_arguments,
+    min_ball,
+    positive_part,
+)
+from certdp.numerics.ball import to_ball
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.gdp import delta_mu_ball
+
+
+class Subsample(CatalogMechanism):
+    """Poisson subsampling with rate γ (add/remove neighbours), seed 000 §5.3:
+    δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)) — an upper bound on the profile."""
+
+    name = "subsample"
+    description = "Poisson subsampling at rate γ (add/remove): δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ))"
+    PARAMS = (
+        Param("mechanism", "mechanism", "the mechanism run on the subsample"),
+        Param("rate", "number", "sampling probability γ, 0 < γ <= 1"),
+    )
+
+    def check(self) -> None:
+        if not 0 < self.rate <= 1:
+            raise InputError(f"subsample: rate must satisfy 0 < rate <= 1, got {self.rate}")
+
+    def profile(self) -> sympy.Expr:
+        g = _q(self.rate)
+        inner = self.mechanism.profile()
+        if self.rate == 1:
+            return inner
+        return g * inner.subs(EPS, sympy.log(1 + (sympy.exp(EPS) - 1) / g))
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        if self.rate == 1:
+            return self.mechanism.delta_ball(eps)
+        g = to_ball(self.rate)
+        inner_eps = (eps.expm1() / g).log1p()
+        return g * self.mechanism.delta_ball(inner_eps)
+
+    def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        """γ δ_M(ε) <= D  ⇔  ε >= ε_M(D/γ), and ε' = log(1 + γ(e^ε − 1)) is
+        increasing in ε: map the inner enclosure through it."""
+        from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+
+        target = delta / self.rate
+        if target >= 1:
+            return Enclosure.exact(0)
+        inner = eps_enclosure(self.mechanism, target, bits=bits + 8)
+        g = self.rate
+
+        def compute() -> arb:
+            lo = (to_ball(g) * inner.lo.expm1()).log1p()
+            hi = (to_ball(g) * inner.hi.expm1()).log1p()
+            return lo.union(hi)
+
+        return closed_form_enclosure(compute, bits, "subsample: eps(delta)")
+
+
+class Compose(CatalogMechanism):
+    """k-fold composition with a closed form: μ-GDP ∘ k = (√k μ)-GDP.
+
+    ``compose(compose(M, k1), k2)`` is ``compose(M, k1·k2)``; ``compose(M, 1)``
+    is M for any M.  Anything else raises InputError (use ``certdp account``).
+    """
+
+    name = "compose"
+    description = "k-fold composition (closed form for gaussian/gaussian_dp: μ√k); nested compositions flatten"
+    PARAMS = (
+        Param("mechanism", "mechanism", "the mechanism composed with itself"),
+        Param("k", "integer", "number of compositions k >= 1"),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        values = bind_arguments(type(self), args, kwargs)
+        inner = values["mechanism"]
+        if isinstance(inner, Compose) and values["k"] >= 1:
+            values = {"mechanism": inner.mechanism, "k": inner.k * values["k"]}
+        object.__setattr__(self, "_params", values)
+        self.check()
+
+    def check(self) -> None:
+        if self.k < 1:
+            raise InputError(f"compose: k must be an integer >= 1, got {self.k}")
+        if self.k > 1 and not isinstance(self.mechanism, GaussianDP):
+            raise InputError(
+                f"compose: no closed form for composing {self.mechanism.spec()}; "
+                "use `certdp account`"
+            )
+
+    def profile(self) -> sympy.Expr:
+        if self.k == 1:
+            return self.mechanism.profile()
+        return gdp_profile(self.mechanism.mu_expr() * sympy.sqrt(self.k))
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        if self.k == 1:
+            return self.mechanism.delta_ball(eps)
+        return delta_mu_ball(self.mechanism.mu_ball() * arb(self.k).sqrt(), eps)
+
+    def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        if self.k == 1:
+            from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+
+            return eps_enclosure(self.mechanism, delta, bits=bits)
+        if delta == 0:
+            raise DeltaUnattainable("compose: δ_μ(ε) > 0 for every ε, so no ε reaches δ = 0")
+        return None
+
+
+class ClipReify(CatalogMechanism):
+    """Clip-and-reify (seed 000 Thm 4.7): clip to [lo, hi], add Laplace((hi − lo)/ε_h).
+
+    δ(ε) <= min(δ_M(ε), max(1 − e^{ε/2 − ε_h/2}, 0)); zero for ε >= ε_h.
+    """
+
+    name = "clip_reify"
+    description = "clip output to [lo, hi] and add Laplace((hi−lo)/ε_h) (seed 000 Thm 4.7): δ = min(δ_M, Laplace profile)"
+    PARAMS = (
+        Param("mechanism", "mechanism", "the mechanism with a numerical output"),
+        Param("eps_h", "number", "head bound ε_h > 0 (the result is ε_h-DP)"),
+        Param("lo", "number", "clipping lower bound y⁻"),
+        Param("hi", "number", "clipping upper bound y⁺ > y⁻"),
+    )
+
+    def check(self) -> None:
+        if self.eps_h <= 0:
+            raise InputError(f"clip_reify: eps_h must be > 0, got {self.eps_h}")
+        if not self.lo < self.hi:
+            raise InputError(f"clip_reify: need lo < hi, got lo = {self.lo}, hi = {self.hi}")
+
+    @property
+    def noise_scale(self) -> Any:
+        """The Laplace scale b = (hi − lo)/ε_h of the reification step."""
+        return (self.hi - self.lo) / self.eps_h
+
+    def profile(self) -> sympy.Expr:
+        lap = sympy.Max(1 - sympy.exp(EPS / 2 - _q(self.eps_h) / 2), 0)
+        return sympy.Min(self.mechanism.profile(), lap)
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        lap = positive_part(-((eps - to_ball(self.eps_h)) / 2).expm1())
+        if lap.is_zero():
+            return lap
+        return min_ball(self.mechanism.delta_ball(eps), lap)
+
+    def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        """min(δ_M, δ_lap) <= D  ⇔  ε >= min(ε_M(D), ε_lap(D)), with
+        ε_lap(D) = max(ε_h + 2 log(1 − D), 0)."""
+        from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+
+        lap = Laplace(scale=1, sensitivity=self.eps_h).eps_for_delta(delta, bits)
+        assert lap is not None
+        try:
+            inner = eps_enclosure(self.mechanism, delta, bits=bits)
+        except DeltaUnattainable:
+            return lap
+        return Enclosure(min(lap.lo, inner.lo), min(lap.hi, inner.hi))

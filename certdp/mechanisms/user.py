@@ -1,0 +1,64 @@
+"""``profile("<expression>")``: a mechanism given only by a user's δ(ε).
+
+The expression text is parsed by the safe parser of :mod:`certdp.expr`
+(whitelisted grammar, no ``eval``/``sympify``) and checked with
+:func:`certdp.expr.validate_profile` against the hypotheses of seed 000
+Def 4.1 (values in [0, 1], non-increasing, δ(0) < 1).  A profile that is
+certainly invalid is rejected with the witness; one whose validity could not
+be proved everywhere is accepted and the unproved part is kept in
+:attr:`Profile.validation` (callers that need a proof must look at it).
+
+The canonical spec keeps the expression text exactly as written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+from flint import arb
+
+from certdp.errors import InputError
+from certdp.mechanisms.params import CatalogMechanism, Param
+
+#: Longest accepted expression text.
+MAX_EXPRESSION_LENGTH = 10_000
+
+
+class Profile(CatalogMechanism):
+    """A mechanism known only through a privacy profile δ(ε) given as text."""
+
+    name = "profile"
+    description = 'a user-supplied privacy profile δ(ε), e.g. profile("Max(1 - exp(eps/2 - 1), 0)")'
+    PARAMS = (Param("expression", "string", "δ(ε) in the variable eps (safe expression syntax)"),)
+
+    def check(self) -> None:
+        from certdp.expr import parse_expression, validate_profile  # noqa: PLC0415
+
+        text = self.expression
+        if len(text) > MAX_EXPRESSION_LENGTH:
+            raise InputError(f"profile: expression of {len(text)} characters is too long")
+        if not text.strip():
+            raise InputError("profile: empty expression")
+        expr = parse_expression(text, variables=("eps",))
+        object.__setattr__(self, "_expr", expr)
+        object.__setattr__(self, "_compiled", None)
+        object.__setattr__(self, "validation", validate_profile(expr))
+
+    def profile(self) -> sympy.Expr:
+        return self._expr
+
+    def delta_ball(self, eps: arb) -> arb:
+        """Certified range of δ over the ball ``eps`` by the expression
+        evaluator (no monotonicity assumed)."""
+        from certdp.expr import compile_ball  # noqa: PLC0415
+        from certdp.expr.symbols import EPS  # noqa: PLC0415
+
+        if self._compiled is None:
+            object.__setattr__(self, "_compiled", compile_ball(self._expr, (EPS,)))
+        if eps < 0:
+            raise InputError(f"eps must be >= 0, got {eps}")
+        return self._compiled(eps)
+
+    def __getattr__(self, name: str) -> Any:
+        return super().__getattr__(name)
