@@ -1,1 +1,21 @@
-"""Machine-checked facts certdp relies on (see the README of this folder)."""
+"""Machine-checked facts certdp relies on.
+
+Each module has ``check() -> ProofResult`` that proves its statement by exact
+symbolic computation (sympy) or certified ball arithmetic, and records where a
+seed's printed statement is wrong (with the correction).  ``python -m proofs``
+runs them all.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from proofs.core import ProofResult
+
+MODULES = [
+    "proofs.seed000_thm45_lipschitz",
+]
+
+
+def run_all() -> list[ProofResult]:
+    return [importlib.import_module(m).check() for m in MODULES]
