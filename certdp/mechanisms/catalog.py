@@ -11,6 +11,7 @@ from certdp.mechanisms.basic import (
     PureDP,
     RandomizedResponse,
 )
+from certdp.mechanisms.tradeoff_specs import Icea, Sgd, Tradeoff
 from certdp.mechanisms.transforms import ClipReify, Compose, Subsample
 from certdp.mechanisms.user import Profile
 
@@ -28,6 +29,9 @@ CATALOG: dict[str, type[Mechanism]] = {
         Compose,
         ClipReify,
         Profile,
+        Tradeoff,
+        Sgd,
+        Icea,
     )
 }
 
