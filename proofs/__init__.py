@@ -13,6 +13,7 @@ import importlib
 from proofs.core import ProofResult
 
 MODULES = [
+    "proofs.seed000_thm31_tightness",
     "proofs.seed000_thm45_lipschitz",
 ]
 
