@@ -16,8 +16,7 @@ from typing import Any, ClassVar, Mapping
 import sympy
 from flint import arb
 
-#: The privacy-profile variable ε (nonnegative real).
-EPS = sympy.Symbol("eps", nonnegative=True, real=True)
+from certdp.expr.symbols import EPS  # the privacy-profile variable ε (nonnegative real)
 
 
 class Mechanism(ABC):

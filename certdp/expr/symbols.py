@@ -1,0 +1,27 @@
+"""The symbols shared by every certdp expression.
+
+* :data:`EPS` -- the privacy-profile variable ε (nonnegative real), as in
+  δ(ε) (seed 000, Def 4.1).
+* :data:`X` -- the positive real variable of penalty functions g(x)
+  (seed 004, Lemma 2.3).
+
+Any other variable name gets a plain real symbol (:func:`symbol_for`).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+#: The privacy-profile variable ε (nonnegative real).
+EPS = sympy.Symbol("eps", nonnegative=True, real=True)
+
+#: The variable x of penalty functions g(x) (positive real; seed 004).
+X = sympy.Symbol("x", positive=True, real=True)
+
+_KNOWN = {"eps": EPS, "x": X}
+
+
+def symbol_for(name: str) -> sympy.Symbol:
+    """The canonical symbol for a variable name (``eps`` -> EPS, ``x`` -> X,
+    anything else a real symbol of that name)."""
+    return _KNOWN.get(name) or sympy.Symbol(name, real=True)
