@@ -1,0 +1,545 @@
+"""Certified counterexamples: (ε, δ)-ADP mechanisms that are not (ε̂, δ̂)-PrDP.
+
+Seed 004 (Guingona et al.):
+
+* Lemma 3.1 — the diagonal mechanism on ``[n]`` (output ``a`` w.p. ``p``,
+  every other output w.p. ``q``) is ``(ε, δ)``-ADP and not ``(ε̂, δ̂)``-PrDP
+  when (1) ``p, q ∈ (0,1)``, (2) ``p + (n-1)q = 1``,
+  (3) ``e^{ε̂} q < p ≤ e^ε q + δ``, (4) ``p > δ̂``.
+* Theorem 3.2 — ``δ̂ = δ``: ``n = ⌈(e^{ε̂}+e^ε)(1-δ)/δ⌉`` and the seed's
+  closed form ``q* = (2-δ)/(2(n-1)+e^{ε̂}+e^ε)``, ``p* = ((e^{ε̂}+e^ε) q* + δ)/2``.
+* Theorem 3.3 — ``δ̂ = g(δ')``: ``n > (1-δ)(e^{ε̂}+e^ε)/δ + 1`` and ``δ'``
+  a root of ``h(x) = g(x) + x`` with ``h(x) = (x(n-1)+E)/(2(n-1)+E)``, found by
+  certified bisection (IVT on ball signs).
+* Corollary 3.4 (2) — ``g(x) = Kx`` and ``ε̂ < ln(1 + 1/K)``.
+
+The seed's ``p*, q*`` are transcendental.  We take an exact rational ``q``
+strictly inside the open window of admissible ``q`` (conditions (1)–(4) are
+linear in ``q`` once ``p = 1 - (n-1)q``), chosen near ``q*``, and
+``p = 1 - (n-1)q``; so the mechanism is an exact rational table and only
+``e^ε, e^{ε̂}`` (and ``g(δ')``) need balls.  Every verdict reported is then
+re-derived by the exact checks :func:`is_adp` / :func:`is_prdp`; the
+construction is never trusted.
+
+Findings about the printed statements (verified by these checks):
+
+* Thm 3.2's hypotheses ``0 < ε < 1`` and ``δ < 1/2`` are not needed by its
+  proof: the key inequality ``(E(1-δ) - (e^{ε̂} - e^ε - δe^{ε̂}))/δ > 1``
+  equals ``e^ε(2-δ)/δ > 1``, true for every ``ε ≥ 0, δ ∈ (0,1)``; ``ε < 1`` is
+  never used; the WLOG ``ε̂ > ε - ln(1-δ)`` is only needed for the proof's
+  algebra (``q* `` is admissible for every ``ε̂ ≥ 0``).  The only real
+  restriction is ``n ≥ 2``, which the seed's ``n`` meets when ``δ < 2/3``;
+  we use ``max(n, 2)``, which keeps the window non-empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import sympy
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import MAX_PREC, to_ball, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+from certdp.prdp.exactreal import Exact, as_exact, ball_of, format_exact, is_rational, lin_enclosure, lin_sign
+from certdp.prdp.finite import CheckResult, DiagonalMechanism, is_adp, is_prdp
+from certdp.prdp.rational import ball_bounds, certified_floor, simplest_between
+
+ZERO = Fraction(0)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One certified inequality of Lemma 3.1: ``margin > 0`` (or ``≥ 0``) proves it."""
+
+    name: str
+    holds: bool
+    margin: Enclosure
+
+
+@dataclass(frozen=True)
+class HypothesisCheck:
+    """Status of Thm 3.3's hypothesis ``ε̂ < ε + ln(1 + x/g(x))`` on ``(0, δ)``."""
+
+    established: bool
+    detail: str
+    cells: int = 0
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A Lemma 3.1 mechanism with its certified verdicts.
+
+    ``delta`` is the ADP δ (δ for Thm 3.2, the rational δ' for Thm 3.3);
+    ``delta_hat`` the PrDP δ̂ that fails (exact: a rational or a closed sympy
+    expression such as ``g(δ')``).  ``valid`` iff the mechanism is certified
+    ``(eps, delta)``-ADP and certified not ``(eps_hat, delta_hat)``-PrDP.
+    """
+
+    theorem: str
+    n: int
+    p: Fraction
+    q: Fraction
+    eps: Fraction
+    delta: Fraction
+    eps_hat: Fraction
+    delta_hat: Exact
+    adp: CheckResult
+    prdp: CheckResult
+    conditions: tuple[Condition, ...]
+    notes: tuple[str, ...] = ()
+    penalty: sympy.Expr | None = None
+    hypothesis: HypothesisCheck | None = None
+    root_bracket: Enclosure | None = None
+    seed_q: Enclosure | None = None
+    mechanism: DiagonalMechanism = field(default=None, repr=False)  # type: ignore[assignment]
+
+    @property
+    def valid(self) -> bool:
+        return self.adp.holds and not self.prdp.holds
+
+    def delta_hat_enclosure(self) -> Enclosure:
+        return lin_enclosure(ZERO, ZERO, self.delta_hat, ZERO, 128)
+
+    def to_json(self) -> dict:
+        """The JSON shape of ``certdp prdp counterexample --json`` (issue 6)."""
+        dh: object = format_exact(self.delta_hat) if is_rational(self.delta_hat) else self.delta_hat_enclosure().to_json()
+        adp = {"holds": self.adp.holds}
+        adp["margin" if self.adp.holds else "violation"] = (
+            self.adp.margin if self.adp.holds else self.adp.violation
+        ).to_json()
+        prdp = {"holds": self.prdp.holds}
+        prdp["margin" if self.prdp.holds else "violation"] = (
+            self.prdp.margin if self.prdp.holds else self.prdp.violation
+        ).to_json()
+        return {
+            "n": self.n,
+            "p": format_exact(self.p),
+            "q": format_exact(self.q),
+            "eps": format_exact(self.eps),
+            "delta": format_exact(self.delta),
+            "eps_hat": format_exact(self.eps_hat),
+            "delta_hat": dh,
+            "adp": adp,
+            "prdp": prdp,
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.theorem}: mechanism on [n], output a w.p. p, each other output w.p. q",
+            f"  n = {self.n}",
+            f"  p = {format_exact(self.p)}  (≈ {float(self.p):.10g})",
+            f"  q = {format_exact(self.q)}  (≈ {float(self.q):.10g})",
+        ]
+        if self.penalty is not None:
+            lines.append(f"  penalty g(x) = {sympy.sstr(self.penalty)}")
+        if self.root_bracket is not None:
+            lines.append(f"  root of h(x) = g(x) + x bracketed in {self.root_bracket}; δ' = {format_exact(self.delta)}")
+        if self.seed_q is not None:
+            lines.append(f"  seed's closed-form q* ∈ {self.seed_q}")
+        dh = format_exact(self.delta_hat)
+        if not is_rational(self.delta_hat):
+            dh += f" ∈ {self.delta_hat_enclosure()}"
+        lines.append(f"  ADP : {self.adp}")
+        lines.append(f"  PrDP: ({format_exact(self.eps_hat)}, {dh}) — {self.prdp}")
+        for c in self.conditions:
+            lines.append(f"  Lemma 3.1 {c.name}: {'ok' if c.holds else 'FAILS'}, margin ∈ {c.margin}")
+        if self.hypothesis is not None:
+            h = self.hypothesis
+            lines.append(f"  hypothesis ε̂ < ε + ln(1 + x/g(x)) on (0, δ): "
+                         f"{'established' if h.established else 'NOT established'} — {h.detail}")
+        for note in self.notes:
+            lines.append(f"  note: {note}")
+        lines.append("  verdict: " + ("CERTIFIED counterexample" if self.valid else "construction FAILED (see above)"))
+        return "\n".join(lines)
+
+
+def _exp(x: Fraction) -> arb:
+    return to_ball(x).exp()
+
+
+def lemma_3_1_conditions(
+    n: int, p: Fraction, q: Fraction, eps: Fraction, delta: Exact, eps_hat: Fraction, delta_hat: Exact
+) -> tuple[Condition, ...]:
+    """Certify conditions (1)–(4) of seed 004 Lemma 3.1 (each as a signed margin)."""
+    conds = []
+    conds.append(Condition("(1) 0 < p < 1", 0 < p < 1, Enclosure.exact(min(p, 1 - p))))
+    conds.append(Condition("(1) 0 < q < 1", 0 < q < 1, Enclosure.exact(min(q, 1 - q))))
+    conds.append(Condition("(2) p + (n-1)q = 1", p + (n - 1) * q == 1, Enclosure.exact(p + (n - 1) * q - 1)))
+    # (3a) p - e^{ε̂} q > 0
+    s, pr = lin_sign(p, q, ZERO, eps_hat, "p - e^eps_hat q")
+    conds.append(Condition("(3) e^ε̂ q < p", s > 0, lin_enclosure(p, q, ZERO, eps_hat, pr)))
+    # (3b) e^ε q + δ - p >= 0   i.e.  (δ - p) - e^ε (-q)
+    s, pr = lin_sign(_sub(delta, p), -q, ZERO, eps, "e^eps q + delta - p")
+    conds.append(Condition("(3) p ≤ e^ε q + δ", s >= 0, lin_enclosure(_sub(delta, p), -q, ZERO, eps, pr)))
+    # (4) p - δ̂ > 0
+    s, pr = lin_sign(p, ZERO, _neg(delta_hat), ZERO, "p - delta_hat")
+    conds.append(Condition("(4) p > δ̂", s > 0, lin_enclosure(p, ZERO, _neg(delta_hat), ZERO, pr)))
+    return tuple(conds)
+
+
+def _neg(x: Exact) -> Exact:
+    return -x
+
+
+def _sub(x: Exact, y: Exact) -> Exact:
+    if is_rational(x) and is_rational(y):
+        return x - y
+    return sympy.sympify(0) + (x if not is_rational(x) else sympy.Rational(x.numerator, x.denominator)) - (
+        y if not is_rational(y) else sympy.Rational(y.numerator, y.denominator)
+    )
+
+
+def _choose_q(
+    n: int,
+    eps: Fraction,
+    eps_hat: Fraction,
+    delta: Fraction,
+    dhat_ball: Callable[[], arb],
+    target: Callable[[], arb],
+    choice: str = "wide",
+) -> tuple[Fraction, Enclosure]:
+    """A rational ``q`` strictly inside the admissible window of Lemma 3.1,
+
+        (1-δ)/(n-1+e^ε)  ≤  q  <  min(1/(n-1+e^{ε̂}), (1-δ̂)/(n-1)),
+
+    ``choice="wide"``: the simplest rational between the midpoints of
+    ``[L, q*]`` and ``[q*, U]`` (``q*`` = ``target``, the seed's value, is
+    strictly inside), which gives comfortable margins; ``choice="seed"``: the
+    simplest rational within relative distance ``2^-50`` of ``q*``, which
+    reproduces the seed's ``p*, q*`` (and their small margins).  Raises :class:`PrecisionError` if the
+    window cannot be certified non-empty around the target.
+    """
+    prec = 128
+    while True:
+        with working_precision(prec):
+            m = arb(n - 1)
+            lo_w = (1 - to_ball(delta)) / (m + _exp(eps))
+            hi_1 = 1 / (m + _exp(eps_hat))
+            hi_2 = (1 - dhat_ball()) / m
+            t = target()
+            Llo, Lhi = ball_bounds(lo_w)
+            U = min(ball_bounds(hi_1)[0], ball_bounds(hi_2)[0])
+            tlo, thi = ball_bounds(t)
+            if Lhi < tlo and thi < U:
+                if choice == "seed":
+                    w = min((tlo - Lhi) / 2, (U - thi) / 2, tlo / 2**50)
+                    a, b = tlo - w, thi + w
+                else:
+                    a = tlo - (tlo - Lhi) / 2
+                    b = thi + (U - thi) / 2
+                return simplest_between(a, b), Enclosure.from_ball(t)
+        if prec >= MAX_PREC:
+            raise PrecisionError("could not certify an admissible q near the seed's q*")
+        prec *= 2
+
+
+def _check_eps(x: object, name: str) -> Fraction:
+    v = exact(x, name)
+    if v < 0:
+        raise InputError(f"{name} must be >= 0, got {v}")
+    return v
+
+
+def _check_choice(choice: str) -> str:
+    if choice not in ("wide", "seed"):
+        raise InputError(f"choice must be 'wide' or 'seed', got {choice!r}")
+    return choice
+
+
+def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "wide") -> Counterexample:
+    """Seed 004 Thm 3.2: an ``(ε, δ)``-ADP mechanism that is not ``(ε̂, δ)``-PrDP.
+
+    Stated for ``0 < ε < 1``, ``0 < δ < 1/2``, ``ε̂ > 0``; we run the
+    construction for every ``ε, ε̂ ≥ 0`` and ``0 < δ < 1`` and report (in
+    ``notes``) when the inputs are outside the theorem — the verdicts are
+    certified independently either way.  ``δ ≤ 0`` or ``δ ≥ 1`` is an
+    :class:`InputError`: for ``δ ≥ 1`` every mechanism is ``(ε̂, δ)``-PrDP,
+    and for ``δ = 0`` ADP implies PrDP at the same ε.
+    """
+    e, eh = _check_eps(eps, "eps"), _check_eps(eps_hat, "eps_hat")
+    d = exact(delta, "delta")
+    if d >= 1:
+        raise InputError(f"delta = {d} >= 1: every mechanism is (eps_hat, delta)-PrDP, no counterexample exists")
+    if d <= 0:
+        raise InputError(f"delta = {d} <= 0: Thm 3.2 needs delta > 0 ((eps,0)-ADP implies (eps,0)-PrDP)")
+    notes = []
+    if not (0 < e < 1 and 0 < d < Fraction(1, 2) and eh > 0):
+        notes.append(
+            "inputs outside Thm 3.2's hypotheses (0 < ε < 1, 0 < δ < 1/2, ε̂ > 0); "
+            "construction attempted anyway — verdicts below are certified independently"
+        )
+
+    def X() -> arb:
+        return (_exp(eh) + _exp(e)) * (1 - to_ball(d)) / to_ball(d)
+
+    if e == 0 and eh == 0:
+        x = 2 * (1 - d) / d
+        n_seed = -((-x.numerator) // x.denominator)  # exact ceiling
+    else:  # X is irrational (Lindemann–Weierstrass), so ⌈X⌉ = ⌊X⌋ + 1
+        n_seed = certified_floor(X, "(e^eps_hat + e^eps)(1-delta)/delta") + 1
+    n = max(n_seed, 2)
+    if n != n_seed:
+        notes.append(f"seed's n = {n_seed} < 2 (δ ≥ 2/3); using n = 2")
+
+    def q_star() -> arb:
+        return (2 - to_ball(d)) / (2 * arb(n - 1) + _exp(eh) + _exp(e))
+
+    q, seed_q = _choose_q(n, e, eh, d, lambda: to_ball(d), q_star, _check_choice(choice))
+    p = 1 - (n - 1) * q
+    return _finish("Seed 004 Theorem 3.2", n, p, q, e, d, eh, d, notes, seed_q=seed_q)
+
+
+def _finish(theorem, n, p, q, e, d, eh, dh, notes, **extra) -> Counterexample:
+    conds = lemma_3_1_conditions(n, p, q, e, d, eh, dh)
+    mech = DiagonalMechanism(n, p, q)
+    adp = is_adp(mech, e, d)
+    prdp = is_prdp(mech, eh, dh)
+    return Counterexample(
+        theorem, n, p, q, e, d, eh, dh, adp, prdp, conds, tuple(notes), mechanism=mech, **extra
+    )
+
+
+# --------------------------------------------------------------------------- Thm 3.3
+
+
+def parse_penalty(penalty: object) -> tuple[sympy.Expr, sympy.Symbol]:
+    """The penalty ``g`` as a sympy expression in one variable (``x``).
+
+    Strings go through the safe parser ``certdp.expr.parse_expression`` with
+    ``variables=("x",)``; sympy expressions must have at most one free symbol.
+    """
+    if isinstance(penalty, str):
+        from certdp.expr import parse_expression  # noqa: PLC0415
+
+        expr = parse_expression(penalty, variables=("x",))
+    elif isinstance(penalty, sympy.Expr):
+        expr = penalty
+    else:
+        raise InputError(f"penalty must be an expression in x, got {type(penalty).__name__}")
+    syms = sorted(expr.free_symbols, key=str)
+    if len(syms) > 1:
+        raise InputError(f"penalty {expr} has more than one variable: {syms}")
+    x = syms[0] if syms else sympy.Symbol("x")
+    return expr, x
+
+
+def _g_ball(g: sympy.Expr, x: sympy.Symbol, xb: arb) -> arb:
+    from certdp.expr import evaluate_ball  # noqa: PLC0415
+
+    if not g.free_symbols:
+        return evaluate_ball(g, {})
+    return evaluate_ball(g, {x: xb})
+
+
+def _g_exact(g: sympy.Expr, x: sympy.Symbol, v: Fraction) -> Exact:
+    val = g.subs(x, sympy.Rational(v.numerator, v.denominator)) if g.free_symbols else g
+    return as_exact(val, "g(delta')")
+
+
+def check_hypothesis_3_3(
+    g: sympy.Expr, x: sympy.Symbol, eps: Fraction, eps_hat: Fraction, delta: Fraction, *, max_cells: int = 4000
+) -> HypothesisCheck:
+    """Certify ``ε̂ < ε + ln(1 + x/g(x))`` for ``0 < x < δ`` (seed 004 Thm 3.3).
+
+    For ``g ≥ 0`` this is ``r(x)·c < 1`` with ``r = g(x)/x`` (sympy-cancelled)
+    and ``c = e^{ε̂-ε} - 1``.  We evaluate ``r`` in ball arithmetic on cells of
+    ``[0, δ]`` (adaptive bisection).  Cells touching 0 where ``r`` has no
+    finite enclosure cannot be closed; then the result says on which
+    ``[x₀, δ]`` it was established and that ``(0, x₀)`` was not.
+    """
+    if eps_hat == eps:
+        return HypothesisCheck(True, "ε̂ = ε: ln(1 + x/g(x)) > 0 for every finite g(x) ≥ 0")
+    r = sympy.cancel(g / x) if g.free_symbols else g / x
+    pending = [(Fraction(0), delta)]
+    done, smallest_ok = 0, None
+    failed_away_from_zero = None
+    stuck_near_zero = None
+    while pending:
+        a, b = pending.pop()
+        ok = False
+        try:
+            with working_precision(128):
+                xb = _interval_ball(a, b)
+                c = (to_ball(eps_hat - eps)).expm1()
+                v = _g_ball(r, x, xb) * c
+                ok = bool(v.is_finite() and v < 1)
+        except (InputError, PrecisionError, ValueError, ZeroDivisionError):
+            ok = False
+        done += 1
+        if ok:
+            smallest_ok = a if smallest_ok is None else min(smallest_ok, a)
+            continue
+        if done + len(pending) >= max_cells or (b - a) < delta / 2**40:
+            if a == 0:
+                stuck_near_zero = b
+            else:
+                failed_away_from_zero = (a, b)
+            if failed_away_from_zero is not None:
+                break
+            continue
+        mid = (a + b) / 2
+        pending += [(a, mid), (mid, b)]
+    if failed_away_from_zero is not None:
+        a, b = failed_away_from_zero
+        return HypothesisCheck(
+            False, f"could not certify r(x)·(e^(ε̂-ε)-1) < 1 on [{float(a):.6g}, {float(b):.6g}]", done
+        )
+    if stuck_near_zero is not None:
+        return HypothesisCheck(
+            False,
+            f"certified on [{float(stuck_near_zero):.6g}, δ] but not on (0, {float(stuck_near_zero):.6g})"
+            f" (g(x)/x = {sympy.sstr(r)} has no finite enclosure there)",
+            done,
+        )
+    return HypothesisCheck(True, f"certified on [0, δ] with {done} cells (r(x) = g(x)/x = {sympy.sstr(r)})", done)
+
+
+def _interval_ball(a: Fraction, b: Fraction) -> arb:
+    """A ball containing the whole interval ``[a, b]`` (current precision)."""
+    return to_ball(a).union(to_ball(b))
+
+
+def theorem_3_3(
+    eps: object,
+    delta: object,
+    eps_hat: object,
+    penalty: object,
+    *,
+    rel_width: int = 24,
+    choice: str = "wide",
+) -> Counterexample:
+    """Seed 004 Thm 3.3: δ' ∈ (0, δ) and an ``(ε, δ')``-ADP mechanism that is
+    not ``(ε̂, g(δ'))``-PrDP.
+
+    ``n = ⌊(1-δ)(e^{ε̂}+e^ε)/δ⌋ + 2`` (so ``n > (1-δ)E/δ + 1``); the root of
+    ``F(x) = h(x) - g(x) - x`` is bracketed by certified bisection
+    (``F(0) > 0 > F(δ)``, ball signs only) to relative width ``2^-rel_width``;
+    ``δ'`` is the simplest rational in the final bracket.  The mechanism is
+    then built as in Thm 3.2 with ``δ̂ = g(δ')`` and checked exactly.
+    """
+    e, eh = _check_eps(eps, "eps"), _check_eps(eps_hat, "eps_hat")
+    d = exact(delta, "delta")
+    if not 0 < d < 1:
+        raise InputError(f"delta must be in (0, 1), got {d}")
+    g, x = parse_penalty(penalty)
+    notes = []
+    if not (e > 0 and eh > 0 and d < Fraction(1, 2)):
+        notes.append("inputs outside Thm 3.3's hypotheses (ε, ε̂ > 0, 0 < δ < 1/2); construction attempted anyway")
+    hyp = check_hypothesis_3_3(g, x, e, eh, d)
+
+    def X() -> arb:
+        return (1 - to_ball(d)) * (_exp(eh) + _exp(e)) / to_ball(d)
+
+    if e == 0 and eh == 0:
+        xv = 2 * (1 - d) / d
+        n = xv.numerator // xv.denominator + 2
+    else:
+        n = certified_floor(X, "(1-delta)(e^eps_hat + e^eps)/delta") + 2
+
+    def F(v: Fraction) -> arb:
+        E = _exp(eh) + _exp(e)
+        m = arb(n - 1)
+        xb = to_ball(v)
+        return (xb * m + E) / (2 * m + E) - _g_ball(g, x, xb) - xb
+
+    def sign_F(v: Fraction) -> int:
+        prec = 64
+        while True:
+            with working_precision(prec):
+                try:
+                    y = F(v)
+                except (InputError, ValueError, ZeroDivisionError):
+                    y = arb("nan")
+                if y.is_finite():
+                    if y > 0:
+                        return 1
+                    if y < 0:
+                        return -1
+            if prec >= 4096:
+                return 0  # undecided (a root at v, or g not evaluable there)
+            prec *= 2
+
+    if sign_F(d) != -1:
+        raise InputError(
+            f"F(δ) = h(δ) - g(δ) - δ is not certainly negative at δ = {d} (is g(δ) >= 0?); the IVT bracket fails"
+        )
+    a = Fraction(0)
+    if sign_F(a) != 1:
+        for k in range(1, 200):
+            a = d / 2**k
+            if sign_F(a) == 1:
+                break
+        else:
+            raise InputError("could not find a point in (0, δ) with h(x) > g(x) + x (is g(0) = 0 and g continuous?)")
+    b = d
+    while (b - a) > d / 2**rel_width:
+        mid = (a + b) / 2
+        s = sign_F(mid)
+        if s == 1:
+            a = mid
+        elif s == -1:
+            b = mid
+        else:  # F(mid) undecided at 4096 bits: the root is extremely close; keep [a, b]
+            break
+    bracket = Enclosure.exact(a) if a == b else Enclosure(_exact_ball(a, "lo"), _exact_ball(b, "hi"))
+    dprime = simplest_between(a, b) if a > 0 else simplest_between(Fraction(0), b)
+    if not 0 < dprime < d:
+        raise PrecisionError(f"bisection produced δ' = {dprime} outside (0, δ)")
+    dhat = _g_exact(g, x, dprime)
+
+    def dhat_ball() -> arb:
+        return ball_of(dhat)
+
+    def q_star() -> arb:
+        return (2 - to_ball(dprime)) / (2 * arb(n - 1) + _exp(eh) + _exp(e))
+
+    try:
+        q, seed_q = _choose_q(n, e, eh, dprime, dhat_ball, q_star, _check_choice(choice))
+    except PrecisionError as err:
+        raise PrecisionError(
+            f"no certified admissible q at δ' = {dprime} (hypothesis: {hyp.detail}): {err}"
+        ) from None
+    p = 1 - (n - 1) * q
+    return _finish(
+        "Seed 004 Theorem 3.3", n, p, q, e, dprime, eh, dhat, notes,
+        penalty=g, hypothesis=hyp, root_bracket=bracket, seed_q=seed_q,
+    )
+
+
+def _exact_ball(v: Fraction, direction: str) -> arb:
+    with working_precision(256):
+        from flint import fmpq  # noqa: PLC0415
+
+        b = arb(fmpq(v.numerator, v.denominator))
+        from certdp.numerics.ball import lower_bound, upper_bound  # noqa: PLC0415
+
+        return lower_bound(b) if direction == "lo" else upper_bound(b)
+
+
+def corollary_3_4(
+    K: object, eps: object, eps_hat: object, delta: object = Fraction(1, 4), *, choice: str = "wide"
+) -> Counterexample:
+    """Seed 004 Cor 3.4 (2): for ``g(x) = Kx`` and ``0 < ε̂ < ln(1 + 1/K)``, an
+    ``(ε, δ')``-ADP mechanism that is not ``(ε̂, Kδ')``-PrDP (hence not
+    ``(ε̂, g(δ'))``-PrDP for any ``g ≤ Kx``).  ``δ`` bounds ``δ'`` (Thm 3.3)."""
+    k = exact(K, "K")
+    if k <= 0:
+        raise InputError(f"K must be > 0, got {k}")
+    eh = _check_eps(eps_hat, "eps_hat")
+    e = _check_eps(eps, "eps")
+    if e <= 0:
+        raise InputError(f"Corollary 3.4 needs eps > 0, got {e}")
+    if eh <= 0:
+        raise InputError(f"Corollary 3.4 needs eps_hat > 0, got {eh}")
+    # certify ε̂ < ln(1 + 1/K)  <=>  e^{ε̂} < 1 + 1/K  <=>  (1 + 1/K) - e^{ε̂} > 0
+    s, _ = lin_sign(1 + 1 / k, Fraction(1), ZERO, eh, "ln(1+1/K) - eps_hat")
+    if s <= 0:
+        raise InputError(f"eps_hat = {eh} is not below ln(1 + 1/K) = ln({1 + 1 / k}); Corollary 3.4 (2) does not apply")
+    xs = sympy.Symbol("x")
+    cx = theorem_3_3(e, delta, eh, sympy.Rational(k.numerator, k.denominator) * xs, choice=choice)
+    return Counterexample(**{**cx.__dict__, "theorem": f"Seed 004 Corollary 3.4 (2), K = {format_exact(k)}"})
