@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "certdp.cli.bench",
     "certdp.cli.profile",
     "certdp.cli.mechanisms",
+    "certdp.cli.prdp",
 ]
 
 

@@ -34,6 +34,7 @@ Findings about the printed statements (verified by these checks):
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
@@ -342,61 +343,68 @@ def _g_exact(g: sympy.Expr, x: sympy.Symbol, v: Fraction) -> Exact:
 
 
 def check_hypothesis_3_3(
-    g: sympy.Expr, x: sympy.Symbol, eps: Fraction, eps_hat: Fraction, delta: Fraction, *, max_cells: int = 4000
+    g: sympy.Expr, x: sympy.Symbol, eps: Fraction, eps_hat: Fraction, delta: Fraction, *, max_cells: int = 2000
 ) -> HypothesisCheck:
     """Certify ``ε̂ < ε + ln(1 + x/g(x))`` for ``0 < x < δ`` (seed 004 Thm 3.3).
 
-    For ``g ≥ 0`` this is ``r(x)·c < 1`` with ``r = g(x)/x`` (sympy-cancelled)
-    and ``c = e^{ε̂-ε} - 1``.  We evaluate ``r`` in ball arithmetic on cells of
-    ``[0, δ]`` (adaptive bisection).  Cells touching 0 where ``r`` has no
-    finite enclosure cannot be closed; then the result says on which
-    ``[x₀, δ]`` it was established and that ``(0, x₀)`` was not.
+    For ``g ≥ 0`` (the theorem's standing assumption, not checked here) this
+    is ``c·r(x) < 1`` with ``r = g(x)/x`` (sympy-cancelled) and
+    ``c = e^{ε̂-ε} - 1``.  If ``ε̂ ≤ ε`` then ``c ≤ 0`` and it holds.  Otherwise
+    ``c·r`` is enclosed in ball arithmetic on cells of ``[0, δ]`` (breadth-first
+    bisection, at most ``max_cells`` cells, widths down to ``δ·2^-30``).  An
+    undecided cell is also probed at its exact midpoint: ``c·r(mid) > 1``
+    there *refutes* the hypothesis.  Cells next to 0 where ``r`` has no finite
+    enclosure may stay open: the result then says on which ``[x₀, δ]`` the
+    hypothesis was certified and that ``(0, x₀)`` was not.
     """
-    if eps_hat == eps:
-        return HypothesisCheck(True, "ε̂ = ε: ln(1 + x/g(x)) > 0 for every finite g(x) ≥ 0")
+    if eps_hat <= eps:
+        return HypothesisCheck(True, "ε̂ ≤ ε: e^(ε̂-ε) - 1 ≤ 0, so it holds for every g ≥ 0")
     r = sympy.cancel(g / x) if g.free_symbols else g / x
-    pending = [(Fraction(0), delta)]
-    done, smallest_ok = 0, None
-    failed_away_from_zero = None
-    stuck_near_zero = None
-    while pending:
-        a, b = pending.pop()
-        ok = False
+    queue = deque([(Fraction(0), delta)])
+    done = 0
+    open_cells: list[tuple[Fraction, Fraction]] = []
+
+    def value(xb: arb) -> arb:
+        return _g_ball(r, x, xb) * to_ball(eps_hat - eps).expm1()
+
+    while queue:
+        a, b = queue.popleft()
+        done += 1
         try:
             with working_precision(128):
-                xb = _interval_ball(a, b)
-                c = (to_ball(eps_hat - eps)).expm1()
-                v = _g_ball(r, x, xb) * c
-                ok = bool(v.is_finite() and v < 1)
+                v = value(_interval_ball(a, b))
+                if v.is_finite() and v < 1:
+                    continue
+                mid = (a + b) / 2
+                vm = value(to_ball(mid))
+                if vm.is_finite() and vm > 1:
+                    return HypothesisCheck(
+                        False,
+                        f"REFUTED: at x = {format_exact(mid)} (≈ {float(mid):.6g}), (e^(ε̂-ε) - 1)·g(x)/x ∈ "
+                        f"{Enclosure.from_ball(vm)} > 1, i.e. ε̂ > ε + ln(1 + x/g(x))",
+                        done,
+                    )
         except (InputError, PrecisionError, ValueError, ZeroDivisionError):
-            ok = False
-        done += 1
-        if ok:
-            smallest_ok = a if smallest_ok is None else min(smallest_ok, a)
-            continue
-        if done + len(pending) >= max_cells or (b - a) < delta / 2**40:
-            if a == 0:
-                stuck_near_zero = b
-            else:
-                failed_away_from_zero = (a, b)
-            if failed_away_from_zero is not None:
-                break
+            pass
+        if done + len(queue) >= max_cells or (b - a) <= delta / 2**30:
+            open_cells.append((a, b))
             continue
         mid = (a + b) / 2
-        pending += [(a, mid), (mid, b)]
-    if failed_away_from_zero is not None:
-        a, b = failed_away_from_zero
-        return HypothesisCheck(
-            False, f"could not certify r(x)·(e^(ε̂-ε)-1) < 1 on [{float(a):.6g}, {float(b):.6g}]", done
-        )
-    if stuck_near_zero is not None:
+        queue.extend([(a, mid), (mid, b)])
+    if not open_cells:
+        return HypothesisCheck(True, f"certified on [0, δ] with {done} cells (g(x)/x = {sympy.sstr(r)})", done)
+    if all(a == 0 for a, _ in open_cells):
+        x0 = max(b for _, b in open_cells)
         return HypothesisCheck(
             False,
-            f"certified on [{float(stuck_near_zero):.6g}, δ] but not on (0, {float(stuck_near_zero):.6g})"
-            f" (g(x)/x = {sympy.sstr(r)} has no finite enclosure there)",
+            f"NOT established on (0, {float(x0):.3g}): certified only on [{float(x0):.3g}, δ] ({done} cells; "
+            f"g(x)/x = {sympy.sstr(r)} has no finite enclosure near 0)",
             done,
         )
-    return HypothesisCheck(True, f"certified on [0, δ] with {done} cells (r(x) = g(x)/x = {sympy.sstr(r)})", done)
+    a, b = min(open_cells)
+    return HypothesisCheck(
+        False, f"NOT established: undecided on [{float(a):.6g}, {float(b):.6g}] and {len(open_cells) - 1} more cells", done
+    )
 
 
 def _interval_ball(a: Fraction, b: Fraction) -> arb:
@@ -501,8 +509,11 @@ def theorem_3_3(
     try:
         q, seed_q = _choose_q(n, e, eh, dprime, dhat_ball, q_star, _check_choice(choice))
     except PrecisionError as err:
-        raise PrecisionError(
-            f"no certified admissible q at δ' = {dprime} (hypothesis: {hyp.detail}): {err}"
+        if hyp.established:
+            raise
+        raise InputError(
+            f"Theorem 3.3 construction failed at δ' = {format_exact(dprime)}: no admissible q "
+            f"(e^ε̂ q < p ≤ e^ε q + δ' cannot hold); the hypothesis ε̂ < ε + ln(1 + x/g(x)) on (0, δ): {hyp.detail}"
         ) from None
     p = 1 - (n - 1) * q
     return _finish(
@@ -540,6 +551,6 @@ def corollary_3_4(
     s, _ = lin_sign(1 + 1 / k, Fraction(1), ZERO, eh, "ln(1+1/K) - eps_hat")
     if s <= 0:
         raise InputError(f"eps_hat = {eh} is not below ln(1 + 1/K) = ln({1 + 1 / k}); Corollary 3.4 (2) does not apply")
-    xs = sympy.Symbol("x")
+    from certdp.expr import X as xs  # noqa: PLC0415
     cx = theorem_3_3(e, delta, eh, sympy.Rational(k.numerator, k.denominator) * xs, choice=choice)
     return Counterexample(**{**cx.__dict__, "theorem": f"Seed 004 Corollary 3.4 (2), K = {format_exact(k)}"})
