@@ -103,7 +103,7 @@ class Accountant(ABC):
         Sound for any :meth:`delta` that returns valid enclosures: an undecided
         comparison stops the bisection early and the (wider) bracket is
         returned.  Raises :class:`InputError` if no finite ε reaches ``delta``
-        (δ(∞) certified >= delta).
+        (δ(∞) certified > delta).
         """
         target = check_delta(delta)
         tol = exact(rel_tol, "rel_tol")
@@ -113,7 +113,7 @@ class Accountant(ABC):
         if d0.hi <= t_ball:
             return Enclosure.exact(0)
         inf_mass = self.delta_at_infinity()
-        if inf_mass is not None and inf_mass.lo >= t_ball:
+        if inf_mass is not None and inf_mass.lo > t_ball:
             raise InputError(f"no finite eps achieves delta={delta}: the loss has mass "
                              f">= {inf_mass} at +infinity")
         lo = Fraction(0)

@@ -277,24 +277,35 @@ class PhiAccountant(Accountant):
         """s -> M(s) with all constants precomputed at the current precision."""
         eta = to_ball(self.mu_squared / 2)
         gauss = self.mu_squared > 0
-        finite = [([(ell, prob) for ell, prob in p.atoms(relation)], k)
-                  for p, k in self._counts.items() if isinstance(p, FINITE_TYPES)]
-        laplace = [(1 / to_ball(p.scale), k) for p, k in self._counts.items()
-                   if isinstance(p, LaplacePair)]
+        finite = []
+        for p, k in self._counts.items():
+            if isinstance(p, FINITE_TYPES):
+                atoms = p.atoms(relation)
+                if len(atoms) == 2 and atoms[0][0].overlaps(-atoms[1][0]) and \
+                        isinstance(p, (RandomizedResponse, ApproxDPPair)):
+                    # ±ℓ atoms: w1 e^{sℓ} + w2 / e^{sℓ}  (one exp)
+                    finite.append(("pm", atoms[0][0], atoms[0][1], atoms[1][1], k))
+                else:
+                    finite.append(("gen", atoms, None, None, k))
+        laplace = [(1 / to_ball(p.scale), (-1 / to_ball(p.scale)).exp(), k)
+                   for p, k in self._counts.items() if isinstance(p, LaplacePair)]
 
         def mgf(s: acb) -> acb:
             m = (eta * s * (s + 1)).exp() if gauss else acb(1)
-            for atoms, k in finite:
-                f = acb(0)
-                for ell, prob in atoms:
-                    f += prob * (s * ell).exp()
+            for kind, ell, w1, w2, k in finite:
+                if kind == "pm":
+                    e = (s * ell).exp()
+                    f = w1 * e + w2 / e
+                else:
+                    f = acb(0)
+                    for loss, prob in ell:
+                        f += prob * (s * loss).exp()
                 m *= f if k == 1 else f**k
             if laplace:
-                s1 = s + 1
                 inv = 1 / (2 * s + 1)
-                for a, k in laplace:
+                for a, ema, k in laplace:
                     e1 = (s * a).exp()
-                    e2 = (-s1 * a).exp()
+                    e2 = ema / e1  # e^{-(s+1)a} = e^{-a} / e^{sa}
                     f = (e1 + e2 + (e1 - e2) * inv) / 2
                     m *= f if k == 1 else f**k
             return m
@@ -312,26 +323,28 @@ class PhiAccountant(Accountant):
         return total
 
     def _choose_c(self, eps: Fraction, relation: Relation) -> Fraction:
-        eta = float(self.mu_squared / 2)
+        """c near the minimiser of log M(c) − cε − log(c(c+1)) (float search only;
+        any c > 0 gives a valid formula)."""
+        with working_precision(53):
+            mgf = self._mgf_function(relation)
+            eps_f = float(eps)
 
-        def f(c: float) -> float:
-            with working_precision(53):
-                cb = to_ball(Fraction(c))
-                v = eta * c * (c + 1) + float(self._log_bound_nongauss(cb, relation).mid()) - c * float(eps)
-            return v - math.log(c * (c + 1))
+            def f(c: float) -> float:
+                m = mgf(acb(c)).real
+                return float(m.mid().log()) - c * eps_f - math.log(c * (c + 1))
 
-        lo, hi = 1e-3, 1.0
-        while f(hi * 2) < f(hi) and hi < 1e4:
+            lo, hi = 1e-3, 1.0
+            while hi < 1e4 and f(hi * 2) < f(hi):
+                hi *= 2
             hi *= 2
-        hi *= 2
-        for _ in range(60):  # golden section (search only)
-            m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
-            if f(m1) < f(m2):
-                hi = m2
-            else:
-                lo = m1
+            for _ in range(40):  # golden section
+                m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+                if f(m1) < f(m2):
+                    hi = m2
+                else:
+                    lo = m1
         c = max((lo + hi) / 2, 1e-3)
-        return Fraction(c).limit_denominator(2**20)
+        return Fraction(round(c * 2**20), 2**20)  # dyadic: an exact ball
 
     def _delta_integral(self, eps_q: Fraction, relation: Relation, prec: int) -> arb:
         if self.mu_squared <= 0:
@@ -356,10 +369,10 @@ class PhiAccountant(Accountant):
         y_max = math.sqrt(max(1.0, (log_k_f + 40) / eta_f))
         est = None
         for _ in range(8):
-            tol_abs = arb(2) ** (-prec)
-            val = acb.integral(integrand, 0, to_ball(Fraction(y_max).limit_denominator(2**30)),
+            tol_abs = arb(2) ** (-prec) * (est if est else 1.0)
+            y_b = to_ball(Fraction(math.ceil(y_max * 2**10), 2**10))  # dyadic: exact endpoint
+            val = acb.integral(integrand, 0, y_b,
                                rel_tol=arb(2) ** (-self.rel_bits - 6), abs_tol=tol_abs)
-            y_b = to_ball(Fraction(y_max).limit_denominator(2**30))
             tail = (log_k - eta * y_b * y_b).exp() / (2 * eta * y_b**3 * arb.pi())
             main = val.real / arb.pi()
             est = abs(float(main.mid())) if est is None else est
