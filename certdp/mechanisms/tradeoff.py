@@ -39,6 +39,7 @@ import sympy
 from flint import arb, ctx
 
 from certdp.errors import InputError, PrecisionError
+from certdp.expr import compile_ball, evaluate_ball
 from certdp.mechanisms.base import EPS, Mechanism
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
@@ -62,11 +63,9 @@ def _to_formula(sigma_formula: object, parameters: Mapping[str, object] | None) 
     """σ-formula as a sympy expression in EPS and DELTA with exact parameters."""
     params = {k: exact(v, k) for k, v in (parameters or {}).items()}
     if isinstance(sigma_formula, str):
-        try:
-            from certdp.expr import parse_expression  # noqa: PLC0415
-        except ImportError as exc:  # pragma: no cover - depends on the parser landing
-            raise InputError("string trade-off formulas need certdp.expr.parse_expression") from exc
-        expr = parse_expression(sigma_formula, ("eps", "delta"), tuple(params))
+        from certdp.expr import parse_expression  # noqa: PLC0415
+
+        expr = parse_expression(sigma_formula, ("eps", "delta"), params)
     elif isinstance(sigma_formula, sympy.Expr):
         expr = sigma_formula
     else:
@@ -88,67 +87,16 @@ def _to_formula(sigma_formula: object, parameters: Mapping[str, object] | None) 
     return expr
 
 
-_FUNCS = (sympy.exp, sympy.log, sympy.Min, sympy.Max)
-
-
 def _check_supported(e: sympy.Expr) -> None:
-    for node in sympy.preorder_traversal(e):
-        if node.is_Symbol or node.is_Rational or node in (sympy.E, sympy.pi):
-            continue
-        if isinstance(node, (sympy.Add, sympy.Mul, sympy.Pow) + _FUNCS):
-            continue
-        raise InputError(f"unsupported term {node} in trade-off formula")
+    """Reject expressions the certified evaluator cannot handle (InputError)."""
+    compile_ball(e, sorted(e.free_symbols, key=lambda t: t.name))
 
 
 def _ev(e: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb:
-    """Ball containing the range of ``e`` over the balls in ``env``.
-
-    Non-finite (nan) results signal that the range could not be enclosed
-    (division by a ball containing 0, log of a non-positive ball)."""
-    if e in env:
-        return env[e]
-    if e.is_Rational:
-        return to_ball(Fraction(int(e.p), int(e.q)))
-    if e is sympy.E:
-        return arb(1).exp()
-    if e is sympy.pi:
-        return arb.pi()
-    if isinstance(e, sympy.Add):
-        out = arb(0)
-        for a in e.args:
-            out = out + _ev(a, env)
-        return out
-    if isinstance(e, sympy.Mul):
-        out = arb(1)
-        for a in e.args:
-            out = out * _ev(a, env)
-        return out
-    if isinstance(e, sympy.Pow):
-        b, x = e.args
-        if x.is_Integer:
-            n = int(x)
-            bb = _ev(b, env)
-            return bb**n if n >= 0 else 1 / bb ** (-n)
-        if x == sympy.Rational(1, 2):
-            return _ev(b, env).sqrt()
-        if x == sympy.Rational(-1, 2):
-            return 1 / _ev(b, env).sqrt()
-        return (_ev(x, env) * _ev(b, env).log()).exp()
-    if isinstance(e, sympy.exp):
-        return _ev(e.args[0], env).exp()
-    if isinstance(e, sympy.log):
-        return _ev(e.args[0], env).log()
-    if isinstance(e, (sympy.Min, sympy.Max)):
-        vals = [_ev(a, env) for a in e.args]
-        best = vals[0]
-        for v in vals[1:]:
-            if not (best.is_finite() and v.is_finite()):
-                return arb("nan")
-            lo = (best.lower().min(v.lower()) if isinstance(e, sympy.Min) else best.lower().max(v.lower()))
-            hi = (best.upper().min(v.upper()) if isinstance(e, sympy.Min) else best.upper().max(v.upper()))
-            best = lo.union(hi)
-        return best
-    raise InputError(f"unsupported term {e} in trade-off formula")
+    """Ball containing the range of ``e`` over the balls in ``env``
+    (:func:`certdp.expr.evaluate_ball`; non-finite on domain violations such
+    as division by a ball containing 0)."""
+    return evaluate_ball(e, env)
 
 
 def _solve_naive(formula: sympy.Expr, sigma: Fraction) -> sympy.Expr:
@@ -336,8 +284,11 @@ class TradeoffMechanism(Mechanism):
         if not eps.is_finite():
             raise InputError(f"eps ball {eps} is not finite")
         a, b = lower_bound(eps), upper_bound(eps)
-        if a < 0:
+        if b < 0:
             raise InputError(f"eps must be >= 0, got ball {eps}")
+        if a < 0:  # the profile lives on ε >= 0: enclose its range over eps ∩ [0, ∞)
+            a = arb(0)
+            eps = a.union(b)
         # upper bound: g at certified points x >= b
         ub = self._g(eps, b, self._dhat(b)).upper()
         xg = to_ball(Fraction(self._float_guess(float(b.mid()))).limit_denominator(1 << 40))
@@ -353,6 +304,9 @@ class TradeoffMechanism(Mechanism):
             tt = tt * 2
             tail = (1 - (1 + b.exp()) / (1 + tt.exp())).lower()
         tol = arb(2) ** (-(prec - 6))
+        # cells narrower than w_min are not split: mean-value bounds are
+        # O(w²) at a point ε; for an interval ε the width of eps dominates
+        w_min = (arb(2) ** (-(prec // 2 + 4))).max((b - a) / 64)
         heap: list[tuple[float, int, arb, arb, arb]] = []
         counter = 0
 
@@ -369,6 +323,8 @@ class TradeoffMechanism(Mechanism):
             key, _c, lb, lo, hi = heap[0]
             cur_lo = lb.min(tail)
             if ub - cur_lo <= tol * ub:
+                break
+            if hi - lo < w_min:  # the lowest cell is as fine as it needs to be
                 break
             heapq.heappop(heap)
             m = to_ball(_mid_fraction(lo, hi))
