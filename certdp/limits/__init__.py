@@ -1,0 +1,9 @@
+"""Exact asymptotics of privacy profiles and GDP identification (seed 000 Thm 4.4).
+
+Public API: :func:`identify` -> :class:`Identification` (verdict, exact L,
+√L, certified tail μ, vanishing point, proof trace of :class:`Step`).
+"""
+
+from certdp.limits.identify import Identification, Step, identify
+
+__all__ = ["Identification", "Step", "identify"]

@@ -1,0 +1,224 @@
+"""Exact GDP identification (seed 000 Thm 4.3, Thm 4.4; seed 001 Thm 3.2–3.3).
+
+A mechanism with privacy profile δ is GDP iff
+
+    L = limsup_{ε→∞} ε² / (−2 log δ(ε))
+
+is finite, and then limsup_{ε→∞} G_δ(ε) = √L (the tail μ).  The asymptotic
+engine (:mod:`certdp.limits.engine`) computes the leading term of log δ(ε):
+
+* δ(ε) = 0 for all ε ≥ T (certified T)        → L = 0, GDP;
+* log δ(ε) ~ −C ε² with C > 0 exact           → L = 1/(2C), GDP;
+* log δ(ε) ~ k ε^p (log ε)^q, order > ε², k<0 → L = 0, GDP;
+* log δ(ε) = o(ε²), δ ≤ 1                     → L = +∞, not GDP
+  (δ → δ₀ > 0, ε^{-k} tails, ...).
+
+Anything the rules cannot settle gives verdict "undecided" with the reason;
+a numeric estimate is never returned as L.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from certdp.errors import InputError
+from certdp.limits._balls import _NoBall, ball
+from certdp.limits.asymptotics import OO, ZERO_ORDER, Undecided, cmp_order, sign_of
+from certdp.limits.engine import Engine
+from certdp.numerics.ball import working_precision
+from certdp.numerics.enclosure import Enclosure
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the proof trace: what was shown, and by which rule."""
+
+    step: str
+    rule: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"step": self.step, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class Identification:
+    """Result of :func:`identify`.
+
+    ``L`` is exact (sympy; ``oo`` when not GDP; None when undecided),
+    ``sqrt_L`` = √L, ``tail_mu`` an Enclosure of √L when L is a finite number,
+    ``vanishing_point`` T with δ(ε) = 0 for all ε ≥ T (exact sympy, when the
+    profile is eventually zero; None otherwise), ``reason`` for "undecided".
+    """
+
+    verdict: str
+    L: sympy.Expr | None
+    sqrt_L: sympy.Expr | None
+    tail_mu: Enclosure | None
+    vanishing_point: sympy.Expr | None
+    reason: str | None
+    trace: tuple[Step, ...]
+    profile: sympy.Expr | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly {"verdict", "L", "tail_mu", "trace"}."""
+        return {
+            "verdict": self.verdict,
+            "L": None if self.L is None else str(self.L),
+            "tail_mu": None if self.tail_mu is None else self.tail_mu.to_json(),
+            "trace": [s.to_json() for s in self.trace],
+        }
+
+    def __str__(self) -> str:
+        head = {"gdp": "GDP", "not_gdp": "NOT GDP", "undecided": "UNDECIDED"}[self.verdict]
+        lines = [f"verdict: {head}"]
+        if self.L is not None:
+            lines.append(f"L = limsup eps^2/(-2 log delta(eps)) = {self.L}")
+        if self.tail_mu is not None:
+            lines.append(f"tail mu = sqrt(L) = {self.sqrt_L} in {self.tail_mu}")
+        if self.vanishing_point is not None:
+            lines.append(f"delta(eps) = 0 for all eps >= {self.vanishing_point}")
+        if self.reason:
+            lines.append(f"reason: {self.reason}")
+        lines.append("proof trace:")
+        for i, s in enumerate(self.trace, 1):
+            lines.append(f"  {i}. {s.step}")
+            lines.append(f"     [{s.rule}]")
+        return "\n".join(lines)
+
+
+def _eps_symbol(expr: sympy.Expr) -> sympy.Symbol:
+    try:
+        from certdp.expr.symbols import EPS  # preferred home
+    except ImportError:  # pragma: no cover - transitional
+        from certdp.mechanisms.base import EPS
+    if EPS in expr.free_symbols:
+        return EPS
+    named = [s for s in expr.free_symbols if s.name == "eps"]
+    if len(named) == 1:
+        return named[0]
+    return EPS
+
+
+def _mu_enclosure(L: sympy.Expr) -> Enclosure | None:
+    if L.free_symbols or L == OO:
+        return None
+    if L == 0:
+        return Enclosure.exact(0)
+    for prec in (128, 512):
+        try:
+            with working_precision(prec):
+                v = ball(L, {}).sqrt()
+        except _NoBall:
+            return None
+        if v.is_finite() and v.rad() < v.mid().abs_lower() * 2.0**-60:
+            return Enclosure.from_ball(v)
+    return None
+
+
+def _max_point(points: list) -> sympy.Expr | None:
+    best = None
+    for p in points:
+        if p is None:
+            return None
+        if best is None:
+            best = p
+            continue
+        try:
+            best = p if sign_of(p - best) > 0 else best
+        except Undecided:
+            best = sympy.Max(best, p)
+    return best
+
+
+def identify(mechanism_or_profile: Any) -> Identification:
+    """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
+
+    Seed 000 Thm 4.4: limsup G_δ = √L with L = limsup ε²/(−2 log δ(ε)); the
+    mechanism is GDP iff L < ∞ (Thm 4.3).
+    """
+    t0 = time.perf_counter()
+    if hasattr(mechanism_or_profile, "profile") and callable(mechanism_or_profile.profile):
+        expr = mechanism_or_profile.profile()
+        source = f"mechanism {mechanism_or_profile!r}"
+    else:
+        expr = mechanism_or_profile
+        source = "profile"
+    if not isinstance(expr, sympy.Expr):
+        raise InputError(f"identify: expected a sympy expression or a Mechanism, got {type(expr).__name__}")
+    eps = _eps_symbol(expr)
+    eng = Engine(eps)
+    eng.note(f"{source}: delta(eps) = {expr}", "input")
+
+    def done(verdict, L, reason=None, vanish=None) -> Identification:
+        sq = None if L is None else (OO if L == OO else sympy.sqrt(L))
+        mu = None if L is None else _mu_enclosure(L)
+        steps = tuple(Step(s, r) for s, r in eng.trace)
+        return Identification(verdict, L, sq, mu, vanish, reason, steps, expr, time.perf_counter() - t0)
+
+    if eps not in expr.free_symbols:
+        try:
+            s = sign_of(expr)
+        except Undecided as u:
+            eng.note(str(u), "undecided")
+            return done("undecided", None, str(u))
+        if s == 0:
+            eng.note("delta is identically 0: L = 0", "Thm 4.4")
+            return done("gdp", sympy.Integer(0), vanish=sympy.Integer(0))
+        if s < 0:
+            raise InputError(f"identify: profile is a negative constant {expr}")
+        if sign_of(expr - 1) >= 0:
+            raise InputError(f"identify: constant profile {expr} >= 1 gives no privacy guarantee")
+        eng.note(f"delta = {expr} > 0 is constant, so log delta = O(1) = o(eps^2) and L = oo",
+                 "Thm 4.4: limsup eps^2/(-2 log delta) = oo")
+        return done("not_gdp", OO)
+    try:
+        a = eng.an(expr)
+        if a.sign == 0:
+            T = _max_point([t.point for t in eng.thresholds])
+            eng.note(f"delta(eps) = 0 for all eps >= {T if T is not None else 'some T (symbolic)'}, so "
+                     f"-log delta = +oo there and L = 0", "eventually-zero profile; Thm 4.4")
+            return done("gdp", sympy.Integer(0), vanish=T)
+        if a.sign < 0:
+            raise InputError(f"identify: profile {expr} is eventually negative")
+        ll = a.llead
+        if ll is None:
+            raise Undecided(f"no leading term for log delta(eps) of {expr}")
+        two = (sympy.Integer(2), sympy.Integer(0))
+        c = cmp_order(ll.order, two)
+        if c > 0:
+            if sign_of(ll.k) > 0:
+                raise InputError(f"identify: profile {expr} is unbounded")
+            eng.note(f"log delta(eps) ~ {ll.show()} grows faster than eps^2 (to -oo), so "
+                     f"eps^2/(-2 log delta) -> 0", "Thm 4.4")
+            return done("gdp", sympy.Integer(0))
+        if c == 0:
+            k = ll.k
+            if sign_of(k) >= 0:
+                raise InputError(f"identify: profile {expr} does not tend to 0")
+            L = sympy.simplify(-1 / (2 * k))
+            eng.note(f"log delta(eps) = ({k}) eps^2 (1 + o(1)), so eps^2/(-2 log delta(eps)) -> "
+                     f"1/(2*({-k})) = {L}", "Thm 4.4 (limit of a rational function of the leading coefficient)")
+            return done("gdp", L)
+        # log δ = o(ε²)
+        lim = a.limit
+        if lim not in (OO, -OO):
+            s1 = sign_of(lim - 1)
+            if s1 > 0:
+                raise InputError(f"identify: profile {expr} tends to {lim} > 1")
+            if s1 == 0:
+                raise Undecided(f"delta(eps) -> 1; cannot bound log delta away from 0 from below")
+        else:
+            raise InputError(f"identify: profile {expr} is unbounded")
+        what = f"delta(eps) -> {lim} > 0" if cmp_order(ll.order, ZERO_ORDER) == 0 and lim != 0 else \
+            f"log delta(eps) ~ {ll.show()} = o(eps^2)"
+        eng.note(f"{what}, so -2 log delta(eps) = o(eps^2) and eps^2/(-2 log delta(eps)) -> +oo: "
+                 f"no mu-GDP curve stays above delta", "Thm 4.4 / Thm 4.3: L = oo, not GDP")
+        return done("not_gdp", OO)
+    except Undecided as u:
+        eng.note(f"undecided: {u}", "no rule applies")
+        return done("undecided", None, str(u))
