@@ -63,14 +63,32 @@ def nan_ball() -> arb:
 # ---------------------------------------------------------------------------
 
 
+def nonneg(x: arb) -> arb:
+    """``x ∩ [0, ∞)``: for a ball known to enclose a nonnegative quantity.
+
+    arb's union/max round the radius up, which can push the lower end of a
+    nonnegative range slightly below 0; this restores the sign information."""
+    return x.nonnegative_part()
+
+
+def nonpos(x: arb) -> arb:
+    """``x ∩ (-∞, 0]``: for a ball known to enclose a nonpositive quantity."""
+    return -((-x).nonnegative_part())
+
+
 def hull(a: arb, b: arb) -> arb:
-    """A ball containing both balls."""
-    return a.union(b)
+    """A ball containing both balls (keeping a common sign)."""
+    u = a.union(b)
+    if a >= 0 and b >= 0:
+        return nonneg(u)
+    if a <= 0 and b <= 0:
+        return nonpos(u)
+    return u
 
 
 def interval(lo: arb, hi: arb) -> arb:
     """A ball containing ``[lo, hi]`` (endpoints: balls; their hull)."""
-    return lo.union(hi)
+    return hull(lo, hi)
 
 
 def _is_wide(x: arb) -> bool:
@@ -97,7 +115,7 @@ def _exp1(x: arb) -> arb:
 
 def exp_ball(x: arb) -> arb:
     """exp on a ball (range for wide balls; exp(-inf) = 0, exp(+inf) = inf)."""
-    return _monotone(_exp1, x)
+    return nonneg(_monotone(_exp1, x))
 
 
 def _log1(x: arb) -> arb:
@@ -117,7 +135,7 @@ def sqrt_ball(x: arb) -> arb:
     """sqrt on a ball; NaN unless the ball is certainly nonnegative."""
     if not x >= 0:
         return nan_ball()
-    return _monotone(lambda t: arb.pos_inf() if (t.is_exact() and not t.is_finite()) else t.sqrt(), x)
+    return nonneg(_monotone(lambda t: arb.pos_inf() if (t.is_exact() and not t.is_finite()) else t.sqrt(), x))
 
 
 #: |argument| from which erf/erfc switch from arb's erf/erfc to Phi_ball.
@@ -137,7 +155,7 @@ def _erfc1(y: arb) -> arb:
 
 def erfc_ball(y: arb) -> arb:
     """erfc on a ball (decreasing; sound for huge arguments)."""
-    return _monotone(_erfc1, y)
+    return nonneg(_monotone(_erfc1, y))
 
 
 def _erf1(y: arb) -> arb:
@@ -162,20 +180,22 @@ def abs_ball(x: arb) -> arb:
         return -x
     if x.is_nan():
         return nan_ball()
-    return interval(arb(0), x.abs_upper())
+    return nonneg(arb(0).union(x.abs_upper()))
 
 
 def max_ball(a: arb, b: arb) -> arb:
     """max(a, b): [max(lo), max(hi)] (arb_max)."""
     if a.is_nan() or b.is_nan():
         return nan_ball()
-    return a.max(b)
+    m = a.max(b)
+    return nonneg(m) if (a >= 0 or b >= 0) else m
 
 
 def min_ball(a: arb, b: arb) -> arb:
     if a.is_nan() or b.is_nan():
         return nan_ball()
-    return a.min(b)
+    m = a.min(b)
+    return nonpos(m) if (a <= 0 or b <= 0) else m
 
 
 def int_pow_ball(x: arb, n: int) -> arb:
@@ -190,7 +210,7 @@ def int_pow_ball(x: arb, n: int) -> arb:
         return nan_ball()
     if n % 2 == 0 and not (x >= 0) and not (x <= 0):
         m = x.abs_upper()
-        return interval(arb(0), m**n)
+        return nonneg(arb(0).union(m**n))
     if _is_wide(x) or not x.is_finite():
         lo, hi = x.lower(), x.upper()
         return hull(_pow_endpoint(lo, n), _pow_endpoint(hi, n))

@@ -1,0 +1,329 @@
+"""certdp.expr: parser behaviour, interval soundness of the ball evaluator
+against an independent mpmath evaluator (tests/test_expr_support.py), and
+evaluate() containment."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy
+from flint import arb, ctx
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from certdp.errors import InputError, PrecisionError
+from certdp.expr import EPS, X, compile_ball, evaluate, evaluate_ball, parse_expression
+from certdp.numerics.ball import working_precision
+from test_expr_support import EPS as TRUTH_EPS
+from test_expr_support import expressions, mp_value
+
+LAPLACE = "Max(1 - exp(eps/2 - 1), 0)"
+GDP = "Phi(-eps/mu + mu/2) - exp(eps)*Phi(-eps/mu - mu/2)"
+
+
+def test_symbols():
+    assert TRUTH_EPS == EPS
+    assert EPS.is_nonnegative and EPS.is_real and EPS.name == "eps"
+    assert X.is_positive and X.name == "x"
+    from certdp.mechanisms.base import EPS as BASE_EPS
+
+    assert BASE_EPS is EPS
+
+
+# ---------------------------------------------------------------------------
+# parser
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("0.1", sympy.Rational(1, 10)),
+        ("1e-5", sympy.Rational(1, 100000)),
+        ("2.5E3", sympy.Integer(2500)),
+        (".5", sympy.Rational(1, 2)),
+        ("1/3", sympy.Rational(1, 3)),
+        ("-eps**2", -(EPS**2)),
+        ("2**-1", sympy.Rational(1, 2)),
+        ("2**3**2", sympy.Integer(512)),
+        ("(2**3)**2", sympy.Integer(64)),
+        ("-2**2", sympy.Integer(-4)),
+        ("1 - 2 - 3", sympy.Integer(-4)),
+        ("12/3/2", sympy.Integer(2)),
+        ("exp(eps)", sympy.exp(EPS)),
+        ("sqrt(eps)", sympy.sqrt(EPS)),
+        ("Phi(eps)", sympy.erfc(-EPS / sympy.sqrt(2)) / 2),
+        ("Max(eps, 1, 2)", sympy.Max(EPS, 2)),
+        ("Min(eps, 1)", sympy.Min(EPS, 1)),
+        ("Abs(1 - eps)", sympy.Abs(1 - EPS)),
+        ("pi + E", sympy.pi + sympy.E),
+        ("if(eps < 1, 1 - eps, 0)", sympy.Piecewise((1 - EPS, EPS < 1), (0, True))),
+        ("Piecewise((1, eps >= 2), (0, True))", sympy.Piecewise((1, EPS >= 2), (0, True))),
+        ("Piecewise((eps, eps < oo))", EPS),
+        ("erf(eps) + erfc(eps)", sympy.erf(EPS) + sympy.erfc(EPS)),
+    ],
+)
+def test_parse_valid(text, expected):
+    got = parse_expression(text)
+    assert got == expected
+    assert not got.has(sympy.Float)
+
+
+def test_parse_parameters_and_variables():
+    e = parse_expression("a*eps + b", parameters={"a": "0.5", "b": Fraction(1, 3)})
+    assert e == EPS / 2 + sympy.Rational(1, 3)
+    g = parse_expression("exp(-x) + t", variables=("x", "t"))
+    assert g == sympy.exp(-X) + sympy.Symbol("t", real=True)
+    with pytest.raises(InputError, match="clashes"):
+        parse_expression("eps", parameters={"eps": 1})
+    with pytest.raises(InputError, match="parameter name 'exp'"):
+        parse_expression("eps", parameters={"exp": 1})
+    with pytest.raises(InputError, match="variable name '__x'"):
+        parse_expression("1", variables=("__x",))
+    with pytest.raises(InputError, match="a"):
+        parse_expression("a*eps", parameters={"a": float("nan")})
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("__import__('os')", "position 11"),
+        ("__import__", "unknown name '__import__' at position 0"),
+        ("().__class__", "'.' at position 2"),
+        ("lambda: 1", "position 6"),
+        ("eps.__class__", "'.' at position 3"),
+        ("'a'*10", "position 0"),
+        ("foo(eps)", "unknown function 'foo' at position 0"),
+        ("eps(1)", "'eps' at position 0 is not a function"),
+        ("exp", "must be called"),
+        ("1/0", "'/' at position 1"),
+        ("log(0)", "'log' at position 0"),
+        ("sqrt(-1)", "non-real"),
+        ("log(-2)", "non-real"),
+        ("oo - oo", "position 3"),
+        ("2^3", "'^' at position 1"),
+        ("eps eps", "'eps' at position 4"),
+        ("Max()", "')' at position 4"),
+        ("exp(1, 2)", "takes 1 argument"),
+        ("1, 2", "',' at position 1"),
+        ("(eps", "end of input"),
+        ("eps)", "')' at position 3"),
+        ("", "empty"),
+        ("10**10**10", "too large"),
+        ("if(eps, 1, 2)", "comparison"),
+        ("if(1 < eps < 2, 1, 2)", "chained"),
+        ("Piecewise(1, True)", "'1' at position 10"),
+        ("eps == 1", "'=' at position 4"),
+        ("1e100000", "exponent"),
+        ("1" * 300, "too long"),
+        ("(" * 100 + "eps" + ")" * 100, "deeper"),
+        ("-" * 100 + "eps", "deeper"),
+        ("a" * 10**6, "longer than the limit"),
+        ("sqrt(3**1000 + 1)", "1024 bits"),
+        ("(3**1000 + 1)**(1/2)", "1024 bits"),
+        ("(10**100)**100", "8192 bits"),
+        ("x", "unknown name 'x'"),
+        ("True", "unknown name 'True'"),
+        ("eps;1", "';' at position 3"),
+        ("\u0663", "position 0"),
+        ("eps\x00", "position 3"),
+    ],
+)
+def test_parse_rejects(text, fragment):
+    with pytest.raises(InputError) as info:
+        parse_expression(text)
+    assert fragment in str(info.value)
+
+
+def test_parse_rejects_non_string():
+    with pytest.raises(InputError):
+        parse_expression(b"eps")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# ball evaluation: fixed cases against mpmath
+# ---------------------------------------------------------------------------
+
+
+def _contains(ball: arb, value, rel: float = 1e-40) -> bool:
+    """ball ∋ value up to mpmath's own error (value has >= 50 correct digits)."""
+    if value is None:
+        return not ball.is_finite()
+    if not ball.is_finite():
+        return True  # a non-finite ball claims nothing (NaN contains everything)
+    with mpmath.workdps(90):
+        slack = abs(value) * mpmath.mpf(rel) + mpmath.mpf(10) ** -60
+        lo = arb(mpmath.nstr(value - slack, 80))
+        hi = arb(mpmath.nstr(value + slack, 80))
+    with working_precision(300):
+        return ball.overlaps(lo.union(hi))
+
+
+def _interval(a: Fraction, b: Fraction) -> arb:
+    from certdp.numerics.ball import to_ball
+
+    return to_ball(a).union(to_ball(b))
+
+
+def test_laplace_and_gdp_points():
+    lap = parse_expression(LAPLACE)
+    gdp = parse_expression(GDP, parameters={"mu": 1})
+    for eps in [Fraction(0), Fraction(1, 3), Fraction(2), Fraction(7, 2), Fraction(30)]:
+        for expr in (lap, gdp):
+            with working_precision(53):
+                ball = evaluate_ball(expr, {EPS: arb(eps.numerator) / eps.denominator})
+            assert _contains(ball, mp_value(expr, eps))
+    # δ_μ(ε) straight from the closed form in mpmath
+    with mpmath.workdps(60):
+        truth = mpmath.ncdf(-1 + mpmath.mpf(1) / 2) - mpmath.e * mpmath.ncdf(-1 - mpmath.mpf(1) / 2)
+    enc = evaluate(gdp, {"eps": 1}, digits=30)
+    assert enc.contains(truth)
+    assert float(enc.width) < 1e-29
+
+
+def test_erfc_huge_arguments():
+    # erfc(y) for y up to 1e9: arb's own erfc is useless there
+    for y in [Fraction(10**5), Fraction(10**7), Fraction(123456789, 10), Fraction(10**9)]:
+        # erfc's condition number is ~2y^2: the input rounding costs 2 log2(y) bits
+        with working_precision(64 + 2 * y.numerator.bit_length()):
+            b = evaluate_ball(sympy.erfc(EPS), {EPS: arb(y.numerator) / y.denominator})
+            c = evaluate_ball(sympy.erfc(-EPS), {EPS: arb(y.numerator) / y.denominator})
+            d = evaluate_ball(sympy.erf(EPS), {EPS: arb(y.numerator) / y.denominator})
+        assert b.is_finite() and b.rel_accuracy_bits() > 40
+        with mpmath.workdps(50):
+            truth = mpmath.erfc(mpmath.mpf(y.numerator) / y.denominator)
+        assert _contains(b, truth)
+        assert _contains(c, 2 - truth)
+        assert _contains(d, 1 - truth)
+    # interval straddling the switch, and a huge interval
+    with working_precision(53):
+        wide = evaluate_ball(sympy.erfc(EPS), {EPS: _interval(Fraction(30), Fraction(10**8))})
+    assert wide.is_finite() and wide >= 0 and wide.upper() < arb("3e-393")
+
+
+def test_domain_violations_are_non_finite():
+    with working_precision(53):
+        assert not evaluate_ball(sympy.log(EPS - 1), {EPS: arb(1) / 2}).is_finite()
+        assert not evaluate_ball(sympy.log(EPS - 1), {EPS: _interval(Fraction(1, 2), Fraction(2))}).is_finite()
+        assert not evaluate_ball(sympy.sqrt(EPS - 1), {EPS: _interval(Fraction(0), Fraction(2))}).is_finite()
+        assert not evaluate_ball(1 / (EPS - 1), {EPS: _interval(Fraction(0), Fraction(2))}).is_finite()
+        assert evaluate_ball(sympy.sqrt(EPS), {EPS: arb(0)}) == 0
+        # Piecewise without a default branch is undefined beyond its conditions
+        assert not evaluate_ball(sympy.Piecewise((EPS, EPS < 1)), {EPS: arb(2)}).is_finite()
+    with pytest.raises(PrecisionError, match="cannot enclose"):
+        evaluate(sympy.log(EPS - 1), {"eps": "0.5"})
+
+
+def test_branch_switch_points():
+    """Max/Min/Piecewise/Abs exactly at and around a switch point."""
+    lap = parse_expression(LAPLACE)  # switches at eps = 2
+    pw = parse_expression("if(eps < 1, 1 - eps/2, 1/4)")  # jumps at 1
+    ab = parse_expression("Abs(eps - 1/3)")
+    mn = parse_expression("Min(eps, 1 - eps)")
+    for expr in (lap, pw, ab, mn):
+        for a, b in [(2, 2), (Fraction(3, 2), 2), (2, 3), (1, 1), (Fraction(1, 2), 1), (1, 2), (0, Fraction(1, 3)),
+                     (Fraction(1, 3), Fraction(1, 3)), (0, 5)]:
+            a, b = Fraction(a), Fraction(b)
+            with working_precision(30):
+                ball = evaluate_ball(expr, {EPS: _interval(a, b)})
+            for t in {a, b, (a + b) / 2, a + (b - a) / 7}:
+                assert _contains(ball, mp_value(expr, t)), (expr, a, b, t, ball)
+    # the jump of pw: both branch values are enclosed on an interval across it
+    with working_precision(53):
+        ball = evaluate_ball(pw, {EPS: _interval(Fraction(1, 2), Fraction(3, 2))})
+    assert ball.contains(arb(3) / 4) and ball.contains(arb(1) / 4) and ball.contains(arb(1) / 2)
+
+
+def test_infinite_endpoints():
+    lap = parse_expression(LAPLACE)
+    tail = arb(3).union(arb.pos_inf())
+    with working_precision(53):
+        v = evaluate_ball(lap, {EPS: tail})
+        e = evaluate_ball(sympy.exp(-EPS), {EPS: arb.pos_inf()})
+    assert v.contains(0)
+    assert e.contains(0)
+
+
+def test_compile_ball_matches_evaluate_ball_and_rejects_free_symbols():
+    lap = parse_expression(LAPLACE)
+    f = compile_ball(lap, [EPS])
+    with working_precision(80):
+        for k in range(10):
+            x = arb(k) / 3
+            assert f(x).overlaps(evaluate_ball(lap, {EPS: x}))
+            assert f(x).rad() <= 2 ** -70 or f(x).is_zero()
+    y = sympy.Symbol("y", real=True)
+    with pytest.raises(InputError, match="free variable y"):
+        compile_ball(EPS + y, [EPS])
+    with pytest.raises(InputError, match="unsupported"):
+        compile_ball(sympy.sin(EPS), [EPS])
+    g = compile_ball(EPS * y, [EPS, y])
+    with working_precision(53):
+        assert g(arb(2), arb(3)) == 6
+
+
+def test_precision_is_respected_and_restored():
+    gdp = parse_expression(GDP, parameters={"mu": "1/2"})
+    f = compile_ball(gdp, [EPS])
+    widths = []
+    for p in (30, 60, 120, 240):
+        with working_precision(p):
+            widths.append(f(arb(1) / 3).rad())
+    assert widths[0] > widths[1] > widths[2] > widths[3]
+    old = ctx.prec
+    evaluate(gdp, {"eps": 2})
+    assert ctx.prec == old
+
+
+# ---------------------------------------------------------------------------
+# evaluate(): containment against mpmath
+# ---------------------------------------------------------------------------
+
+
+@given(
+    st.sampled_from([LAPLACE, GDP, "(exp(1) - exp(eps))/(1 + exp(1))", "erfc(eps*1000)", "sqrt(eps) + log(1 + eps)",
+                     "Piecewise((1 - eps, eps < 1), (0, True))"]),
+    st.fractions(min_value=0, max_value=40, max_denominator=1000),
+    st.sampled_from([5, 15, 30]),
+)
+@settings(max_examples=60, deadline=None)
+def test_evaluate_containment(text, eps, digits):
+    expr = parse_expression(text, parameters={"mu": "1.5"} if "mu" in text else None)
+    truth = mp_value(expr, eps, dps=80)
+    try:
+        enc = evaluate(expr, {EPS: eps}, digits=digits)
+    except PrecisionError:
+        # only acceptable for an exact zero reached by a non-exact route
+        assert truth == 0
+        return
+    assert _contains(enc.lo.union(enc.hi), truth)
+    if truth != 0:
+        assert enc.width <= abs(truth) * 10 ** (-digits) * 1.01 or enc.width == 0
+
+
+# ---------------------------------------------------------------------------
+# interval soundness on random expressions
+# ---------------------------------------------------------------------------
+
+
+@given(
+    expressions(),
+    st.fractions(min_value=0, max_value=4, max_denominator=12),
+    st.fractions(min_value=0, max_value=3, max_denominator=12),
+    st.lists(st.fractions(min_value=0, max_value=1, max_denominator=97), min_size=1, max_size=3),
+    st.sampled_from([20, 53, 128]),
+)
+@settings(max_examples=150, deadline=None)
+def test_interval_soundness_random(expr, a, w, ts, prec):
+    b = a + w
+    with working_precision(prec):
+        ball = evaluate_ball(expr, {EPS: _interval(a, b)})
+        point_balls = [evaluate_ball(expr, {EPS: _interval(a + t * w, a + t * w)}) for t in ts]
+    for t, pb in zip(ts + [0, 1], point_balls + [None, None]):
+        x = a + t * w
+        truth = mp_value(expr, x)
+        assert _contains(ball, truth), (expr, a, b, x, ball, truth)
+        if pb is not None:
+            assert _contains(pb, truth), (expr, x, pb, truth)
