@@ -1,0 +1,863 @@
+"""Certified privacy-loss-distribution (PLD) accountant.
+
+Math (seed 003 Thm A.7; seed 002 Thm 6): for a dominating pair (P, Q) with
+privacy loss L = log(p/q)(o), o ~ P, the profile is
+
+    δ(ε) = H_{e^ε}(P‖Q) = E_P[(1 − e^{ε−L})⁺]      (+ the mass of L = +∞),
+
+and composition adds independent losses (convolution).  Write
+F_ε(ν) = ∫ (1 − e^{ε−y})⁺ dν(y) for any non-negative measure ν on (−∞, +∞].
+F_ε is increasing in ν (pointwise) and in the position of mass (stochastic
+order), and both orders are preserved by convolution.  certdp therefore
+computes two measures on the grid h·Z (plus an atom at +∞) whose masses are
+fixed-point integers (units 2^-bits), composes them by EXACT integer
+polynomial multiplication (FLINT ``fmpz_poly``) and evaluates F_ε in ball
+arithmetic:
+
+* **upper** — connect-the-dots (Doroshenko et al. 2022): the loss y of each
+  output with y ∈ [ω_i, ω_{i+1}] is split between the grid points
+  ω_i, ω_{i+1} with weights (a, 1−a) chosen so that the Q-mass is preserved
+  (a = (e^{−y} − e^{−ω_{i+1}})/(e^{−ω_i} − e^{−ω_{i+1}})).  The true pair
+  is a post-processing (merge) of the split pair, so the split pair
+  dominates; its P-masses per interval I are
+  A = (Q(I) − e^{−ω_{i+1}}P(I))/(e^{−ω_i} − e^{−ω_{i+1}}) and P(I) − A.
+  Losses below the grid go UP to the lowest grid point, above it to +∞.
+  Masses are rounded UP; after each product the coefficients are divided by
+  2^bits rounding UP; tail mass below τ moves to +∞ (top) or up to the
+  first kept point (bottom).  Every step increases F_ε, so F_ε of the
+  result is a certified upper bound on δ(ε) of the composition.
+* **lower** — a post-processing of the true pair (merge the outputs of an
+  x-interval J into one symbol: loss ℓ_J = log(P(J)/Q(J))), so by the
+  data-processing inequality its composition has smaller δ.  Interval ends
+  are chosen (float search) so that ℓ_J lies just above a grid point;
+  ℓ_J is then certified >= the grid point it is placed on (rounded down),
+  masses are rounded DOWN, and tails are dropped or moved down.  Every step
+  decreases F_ε: a certified lower bound.
+
+δ(ε) of the composition is max over the add and remove neighbouring
+relations (seed 002 Thm 6: remove (P,Q) = ((1−q)N(0,σ²)+qN(1,σ²), N(0,σ²)),
+add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable, Literal
+
+from flint import arb, arb_poly, fmpz, fmpz_poly
+
+from certdp.accountants.base import Accountant, check_count, check_delta, check_eps
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+from certdp.numerics.normal import Phi_ball, Phi_upper_ball
+
+Relation = Literal["add", "remove"]
+Kind = Literal["upper", "lower"]
+
+#: Working precision (bits) of the one-step ball computations.
+PREC = 128
+
+
+# ---------------------------------------------------------------------------
+# dominating pairs: Gaussian mixtures with a monotone loss
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SubsampledGaussian:
+    """Poisson-subsampled Gaussian mechanism (sensitivity 1, noise σ, rate q).
+
+    rate = 1 is the plain Gaussian mechanism (exactly (1/σ)-GDP).
+    """
+
+    sigma: Fraction
+    rate: Fraction = Fraction(1)
+
+    def __post_init__(self) -> None:
+        s = exact(self.sigma, "sigma")
+        q = exact(self.rate, "rate")
+        if s <= 0:
+            raise InputError(f"sigma must be > 0, got {self.sigma!r}")
+        if not 0 < q <= 1:
+            raise InputError(f"sample rate must satisfy 0 < rate <= 1, got {self.rate!r}")
+        object.__setattr__(self, "sigma", s)
+        object.__setattr__(self, "rate", q)
+
+    def pair(self, relation: Relation) -> "MixturePair":
+        """The dominating pair for ``relation`` with loss increasing in x.
+
+        remove: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²),
+                L(x) = log(1 − q + q e^{(2x−1)/(2σ²)});
+        add (mirrored x → −x so the loss increases):
+                P = N(0,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²),
+                L(x) = −log(1 − q + q e^{(−2x−1)/(2σ²)}).
+        """
+        q = self.rate
+        if relation == "remove":
+            return MixturePair(self.sigma, q, ((1 - q, 0), (q, 1)), ((Fraction(1), 0),), 1)
+        if relation == "add":
+            return MixturePair(self.sigma, q, ((Fraction(1), 0),), ((1 - q, 0), (q, -1)), -1)
+        raise InputError(f"unknown relation {relation!r}")
+
+
+@dataclass(frozen=True)
+class MixturePair:
+    """P, Q mixtures of N(c, σ²); loss L(x) = s·log(1 − q + q e^{(2sx−1)/(2σ²)})."""
+
+    sigma: Fraction
+    q: Fraction
+    p_comps: tuple[tuple[Fraction, int], ...]
+    q_comps: tuple[tuple[Fraction, int], ...]
+    sign: int  # +1 remove, -1 add (mirrored)
+
+    # -- floats (search only) -------------------------------------------
+    def loss_f(self, x: float) -> float:
+        s2 = float(self.sigma) ** 2
+        q = float(self.q)
+        t = (2 * self.sign * x - 1) / (2 * s2)
+        if t > 700:
+            v = math.log(q) + t + math.log1p((1 - q) / q * math.exp(-t)) if q > 0 else t
+        else:
+            v = math.log(1 - q + q * math.exp(t))
+        return self.sign * v
+
+    def loss_range_f(self) -> tuple[float, float]:
+        """(inf L, sup L) as floats."""
+        q = float(self.q)
+        if self.q == 1:
+            return (-math.inf, math.inf)
+        lim = math.log1p(-q)
+        return (lim, math.inf) if self.sign > 0 else (-math.inf, -lim)
+
+    def x_of_loss_f(self, w: float) -> float:
+        """The x with L(x) = w (w inside the loss range)."""
+        s2 = float(self.sigma) ** 2
+        q = float(self.q)
+        u = w if self.sign > 0 else -w
+        # 1 - q + q e^t = e^u  ->  t = log((e^u - 1 + q)/q)
+        if self.q == 1:
+            t = u
+        else:
+            em1 = math.expm1(u)
+            t = math.log((em1 + q) / q)
+        return self.sign * (t * s2 + 0.5) if self.sign > 0 else -(t * s2 + 0.5)
+
+    def x_quantiles_f(self, z: float) -> tuple[float, float]:
+        """x-range holding all but ~Φ(-z) of P's mass on each side."""
+        s = float(self.sigma)
+        cs = [c for _, c in self.p_comps]
+        return (min(cs) - z * s, max(cs) + z * s)
+
+    # -- balls ------------------------------------------------------------
+    def x_of_loss_ball(self, w: arb) -> arb | None:
+        """Ball containing x with L(x) = w; None if w is at/below the range
+        (all mass has loss > w) — callers must handle the top separately."""
+        s2 = to_ball(self.sigma) ** 2
+        q = to_ball(self.q)
+        u = w if self.sign > 0 else -w
+        if self.q == 1:
+            t = u
+        else:
+            arg = u.expm1() + q
+            if not arg > 0:
+                if arg < 0 or arg == 0:
+                    return None
+                raise PrecisionError("loss grid point too close to the edge of the loss range")
+            t = (arg / q).log()
+        x = t * s2 + arb(1) / 2
+        return x if self.sign > 0 else -x
+
+    def tail_P(self, x: arb | None) -> arb:
+        """P(X > x) (x None means -∞)."""
+        return self._tail(self.p_comps, x)
+
+    def tail_Q(self, x: arb | None) -> arb:
+        return self._tail(self.q_comps, x)
+
+    def _tail(self, comps, x):
+        if x is None:
+            return arb(1)
+        s = to_ball(self.sigma)
+        tot = arb(0)
+        for wgt, c in comps:
+            if wgt == 0:
+                continue
+            tot += to_ball(wgt) * Phi_upper_ball((x - c) / s)
+        return tot
+
+    def interval_P(self, a: arb | None, b: arb | None) -> arb:
+        """P(a < X < b), a/b None = ∓∞, computed on the side without cancellation."""
+        return self._interval(self.p_comps, a, b)
+
+    def interval_Q(self, a: arb | None, b: arb | None) -> arb:
+        return self._interval(self.q_comps, a, b)
+
+    def _interval(self, comps, a, b):
+        """Mixture mass of (a, b); a/b are balls, or None meaning -inf / +inf."""
+        s = to_ball(self.sigma)
+        tot = arb(0)
+        for wgt, c in comps:
+            if wgt == 0:
+                continue
+            za = None if a is None else (a - c) / s
+            zb = None if b is None else (b - c) / s
+            if za is not None and za > 0:  # upper half: difference of upper tails
+                v = Phi_upper_ball(za) - (arb(0) if zb is None else Phi_upper_ball(zb))
+            elif zb is not None and zb < 0:  # lower half: difference of CDFs
+                v = Phi_ball(zb) - (arb(0) if za is None else Phi_ball(za))
+            else:
+                v = (1 - (arb(0) if za is None else Phi_ball(za))
+                     - (arb(0) if zb is None else Phi_upper_ball(zb)))
+            tot += to_ball(wgt) * v
+        return tot
+
+
+def _mass_f(comps, sigma: float, a: float, b: float) -> float:
+    """Float P(a < X < b) for a mixture (search only)."""
+    r2 = math.sqrt(2.0)
+    tot = 0.0
+    for wgt, c in comps:
+        za = (a - c) / sigma
+        zb = (b - c) / sigma
+        if za > 0:
+            v = 0.5 * (math.erfc(za / r2) - math.erfc(zb / r2))
+        elif zb < 0:
+            v = 0.5 * (math.erfc(-zb / r2) - math.erfc(-za / r2))
+        else:
+            v = 1 - 0.5 * math.erfc(-za / r2) - 0.5 * math.erfc(zb / r2)
+        tot += float(wgt) * v
+    return tot
+
+
+def _dens_f(comps, sigma: float, x: float) -> float:
+    tot = 0.0
+    for wgt, c in comps:
+        z = (x - c) / sigma
+        tot += float(wgt) * math.exp(-z * z / 2) / (sigma * math.sqrt(2 * math.pi))
+    return tot
+
+
+# ---------------------------------------------------------------------------
+# discrete measures with fixed-point integer masses
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiscretePLD:
+    """Non-negative measure Σ_k c_k 2^-bits δ_{(offset+k)h} + inf·2^-bits δ_{+∞}.
+
+    ``kind`` says which way every rounding went ("upper": F_ε(this) >= the
+    true δ(ε); "lower": <=).
+    """
+
+    poly: fmpz_poly
+    offset: int
+    h: Fraction
+    bits: int
+    inf: int
+    kind: Kind
+
+    @property
+    def length(self) -> int:
+        return self.poly.length()
+
+    def total_units(self) -> int:
+        """Total mass (finite atoms + inf) in units of 2^-bits."""
+        return int(self.poly(1)) + self.inf if self.poly.length() else self.inf
+
+    def combine(self, other: "DiscretePLD", tau_units: int) -> "DiscretePLD":
+        """The convolution (composition), re-rounded to ``bits`` and truncated."""
+        if self.h != other.h or self.bits != other.bits or self.kind != other.kind:
+            raise ValueError("incompatible PLDs")
+        B = self.bits
+        prod = self.poly * other.poly
+        ta, tb = self.total_units(), other.total_units()
+        fa, fb = ta - self.inf, tb - other.inf
+        if self.kind == "upper":
+            # ceil(c / 2^B) <= floor(c / 2^B) + 1 : add 1 to every coefficient
+            n = prod.length()
+            prod = (prod // fmpz(1 << B)) + _ones(n)
+            inf_exact = self.inf * tb + fa * other.inf
+            inf = -((-inf_exact) >> B)
+        else:
+            prod = prod // fmpz(1 << B)  # coefficients are >= 0: floor
+            inf_exact = self.inf * tb + fa * other.inf
+            inf = inf_exact >> B
+        res = DiscretePLD(prod, self.offset + other.offset, self.h, B, inf, self.kind)
+        return res.truncated(tau_units)
+
+    def truncated(self, tau_units: int) -> "DiscretePLD":
+        """Move tails of total mass <= tau (each side) to keep the support small:
+        upper — top tail to +∞, bottom tail up onto the first kept point;
+        lower — top tail down onto the last kept point, bottom tail dropped."""
+        p = self.poly
+        n = p.length()
+        if n <= 1 or tau_units <= 0:
+            return self
+        total = int(p(1))
+
+        def prefix(k: int) -> int:  # sum of coefficients 0..k-1 (FLINT, in C)
+            return int(p.truncate(k)(1)) if k > 0 else 0
+
+        # lo = largest k with prefix(k) <= tau (bottom k coefficients cut)
+        a, b = 0, n - 1
+        while a < b:
+            mid = (a + b + 1) // 2
+            if prefix(mid) <= tau_units:
+                a = mid
+            else:
+                b = mid - 1
+        lo = a
+        acc_lo = prefix(lo)
+        # hi = smallest index with total - prefix(hi + 1) <= tau
+        a, b = lo, n - 1
+        while a < b:
+            mid = (a + b) // 2
+            if total - prefix(mid + 1) <= tau_units:
+                b = mid
+            else:
+                a = mid + 1
+        hi = a
+        acc_hi = total - prefix(hi + 1)
+        if lo == 0 and hi == n - 1:
+            return self
+        kept = self.poly.truncate(hi + 1).right_shift(lo)
+        inf = self.inf
+        if self.kind == "upper":
+            if acc_lo:
+                kept += fmpz_poly([acc_lo])
+            inf += acc_hi
+        elif acc_hi:
+            kept += fmpz_poly([acc_hi]).left_shift(hi - lo)
+        return DiscretePLD(kept, self.offset + lo, self.h, self.bits, inf, self.kind)
+
+    def power(self, count: int, tau_units: int) -> "DiscretePLD":
+        """count-fold self-composition by square-and-multiply."""
+        result: DiscretePLD | None = None
+        base = self
+        k = count
+        while True:
+            if k & 1:
+                result = base if result is None else result.combine(base, tau_units)
+            k >>= 1
+            if not k:
+                break
+            base = base.combine(base, tau_units)
+        assert result is not None
+        return result
+
+    # -- evaluation ----------------------------------------------------------
+    def delta_ball(self, eps: arb) -> arb:
+        """F_ε of this measure: Σ_{y_k > ε} m_k (1 − e^{ε−y_k}) + m_∞ (a ball)."""
+        h = to_ball(self.h)
+        cs = self.poly.coeffs()
+        n = len(cs)
+        # first index with y_k > eps
+        k0f = float((eps / h).mid()) - self.offset
+        k0 = max(0, min(n, math.floor(k0f) - 1))
+        while k0 < n and not ((self.offset + k0) * h > eps):
+            k0 += 1
+        # entries with y_k possibly equal eps contribute (1-e^0)=0 exactly if equal; include
+        # index k0-1 only if y_{k0-1} might exceed eps (ball undecided)
+        start = k0
+        while start > 0 and not ((self.offset + start - 1) * h <= eps):
+            start -= 1
+        tail = cs[start:]
+        scale = arb(2) ** (-self.bits)
+        M = sum(int(c) for c in tail)
+        if not tail:
+            return to_ball(self.inf) * scale
+        r = (-h).exp()
+        S = arb_poly([arb(int(c)) for c in tail])(r) * ((-(self.offset + start) * h).exp())
+        # terms with y_k <= eps would contribute a non-positive amount in this formula;
+        # the while-loops above exclude all certainly-<= indices, the remaining undecided
+        # ones are handled by taking the positive part termwise below.
+        val = to_ball(M) - eps.exp() * S
+        if start < k0:
+            # undecided indices: bound their (1 - e^{eps-y})+ term by [0, m * |1-e^{eps-y}|]
+            extra = arb(0)
+            for j in range(start, k0):
+                y = (self.offset + j) * h
+                t = to_ball(int(cs[j])) * (1 - (eps - y).exp())
+                extra += t
+                val -= t
+                val += arb(0).union(t.abs_upper())  # type: ignore[attr-defined]
+        return (val + to_ball(self.inf)) * scale
+
+    def delta(self, eps: object) -> arb:
+        with working_precision(PREC):
+            return self.delta_ball(to_ball(exact(eps, "eps")))
+
+    def grid_profile(self) -> tuple[list[arb], list[arb], list[int]]:
+        """At every support point y_k: (M_{>k}, S_{>k}) with M_{>k} = mass above y_k
+        (including +∞) and S_{>k} = Σ_{j>k} m_j e^{−y_j} (finite atoms only),
+        both scaled by 2^-bits.  δ(e^{y_k}) = M_{>k} − e^{y_k} S_{>k}."""
+        cs = self.poly.coeffs()
+        n = len(cs)
+        with working_precision(PREC):
+            h = to_ball(self.h)
+            scale = arb(2) ** (-self.bits)
+            Ms: list[arb] = [arb(0)] * n
+            Ss: list[arb] = [arb(0)] * n
+            M_units = [0] * n
+            acc_m = self.inf
+            acc_s = arb(0)
+            eh = h.exp()
+            w = (-(self.offset + n - 1) * h).exp()  # e^{-y_{n-1}}
+            for k in range(n - 1, -1, -1):
+                Ms[k] = to_ball(acc_m) * scale
+                M_units[k] = acc_m
+                Ss[k] = acc_s * scale
+                acc_m += int(cs[k])
+                acc_s += int(cs[k]) * w
+                w = w * eh
+        return Ms, Ss, M_units
+
+    def epsilon_bounds(self, delta: arb) -> tuple[arb, arb]:
+        """Exact endpoints [lo, hi] enclosing ε_F = min{ε >= 0 : F_ε(this) <= δ}.
+
+        Scan the support from the top keeping the masses above y_k;
+        on [y_k, y_{k+1}] F(ε) = M − e^ε S, so the root is log((M − δ)/S).
+        Raises InputError if the atom at +∞ is not below δ."""
+        cs = self.poly.coeffs()
+        n = len(cs)
+        with working_precision(PREC):
+            h = to_ball(self.h)
+            d = delta * arb(2) ** self.bits  # in mass units
+            if not to_ball(self.inf) < d:
+                raise InputError("no finite eps achieves this delta: the mass at +infinity "
+                                 "is not certainly below it")
+            zero = arb(0)
+            if self.delta_ball(zero) <= delta:
+                return zero, zero
+            acc_m = to_ball(self.inf)
+            acc_s = arb(0)
+            eh = h.exp()
+            w = (-(self.offset + n - 1) * h).exp()
+            hi: arb | None = None
+            for k in range(n - 1, -1, -1):
+                y = (self.offset + k) * h
+                Fk = acc_m - y.exp() * acc_s  # F at eps = y_k (masses above y_k)
+                if hi is None and not Fk <= d:
+                    # all F(y_j), j > k, are <= d: the root is <= y_{k+1}
+                    hi = upper_bound((self.offset + k + 1) * h) if k < n - 1 else None
+                    if Fk > d and acc_s > 0:
+                        root = ((acc_m - d) / acc_s).log()
+                        lo_r, hi_r = lower_bound(root), upper_bound(root)
+                        hi = hi_r if hi is None or hi_r < hi else hi
+                        lo = lo_r
+                        return (lo if lo > 0 else zero), (hi if hi > 0 else zero)
+                if hi is not None and Fk > d:
+                    lo = lower_bound(y)
+                    return (lo if lo > 0 else zero), hi
+                if not y > 0:
+                    return zero, (hi if hi is not None else upper_bound((self.offset + k + 1) * h))
+                acc_m += int(cs[k])
+                acc_s += int(cs[k]) * w
+                w = w * eh
+            return zero, (hi if hi is not None else zero)
+
+
+def _ones(n: int) -> fmpz_poly:
+    """The polynomial 1 + x + ... + x^{n-1}."""
+    if n <= 0:
+        return fmpz_poly([])
+    return fmpz_poly([-1] + [0] * (n - 1) + [1]) // fmpz_poly([-1, 1])
+
+
+# ---------------------------------------------------------------------------
+# one-step discretisations
+# ---------------------------------------------------------------------------
+
+
+def _grid_range(pair: MixturePair, h: Fraction, z: float) -> tuple[int, int]:
+    lo_x, hi_x = pair.x_quantiles_f(z)
+    a, b = sorted((pair.loss_f(lo_x), pair.loss_f(hi_x)))
+    lr = pair.loss_range_f()
+    a = max(a, lr[0])
+    b = min(b, lr[1])
+    hf = float(h)
+    return math.floor(a / hf) - 1, math.ceil(b / hf) + 1
+
+
+def _endpoint(pair: MixturePair, w: arb) -> arb | str:
+    """x with L(x) = w, or "-inf"/"+inf" when w lies below/above the loss range."""
+    x = pair.x_of_loss_ball(w)
+    if x is not None:
+        return x
+    return "-inf" if pair.sign > 0 else "+inf"
+
+
+def _mass(pair: MixturePair, a: arb | str, b: arb | str, which: str) -> arb:
+    if a == "+inf" or b == "-inf":
+        return arb(0)
+    aa = None if a == "-inf" else a
+    bb = None if b == "+inf" else b
+    return pair.interval_P(aa, bb) if which == "P" else pair.interval_Q(aa, bb)
+
+
+class _Cdf:
+    """Per-boundary Φ values of a mixture pair, each computed once, on the side
+    (CDF or upper tail) that keeps relative accuracy."""
+
+    def __init__(self, pair: MixturePair) -> None:
+        self.pair = pair
+        self.s = to_ball(pair.sigma)
+        self.cache: dict = {}
+
+    def side(self, x: arb, c: int) -> tuple[int, arb]:
+        key = (id(x), c)
+        v = self.cache.get(key)
+        if v is None:
+            z = (x - c) / self.s
+            v = (1, Phi_upper_ball(z)) if z > 0 else (-1, Phi_ball(z))
+            self.cache[key] = v
+            self.cache[(key, "ref")] = x  # keep x alive so id() stays unique
+        return v
+
+    def comp_mass(self, a: arb | str, b: arb | str, c: int) -> arb:
+        """N(c, σ²) mass of (a, b)."""
+        if a == "+inf" or b == "-inf":
+            return arb(0)
+        if a == "-inf":
+            if b == "+inf":
+                return arb(1)
+            sb, vb = self.side(b, c)
+            return vb if sb < 0 else 1 - vb
+        if b == "+inf":
+            sa, va = self.side(a, c)
+            return va if sa > 0 else 1 - va
+        sa, va = self.side(a, c)
+        sb, vb = self.side(b, c)
+        if sa > 0 and sb > 0:
+            return va - vb
+        if sa < 0 and sb < 0:
+            return vb - va
+        if sa < 0 and sb > 0:
+            return 1 - va - vb
+        return self.pair.interval_P(a, b) if False else _direct(self.s, a, b, c)
+
+    def mass(self, comps, a, b) -> arb:
+        tot = arb(0)
+        for wgt, c in comps:
+            if wgt != 0:
+                w = self.cache.get(("w", wgt))
+                if w is None:
+                    w = self.cache[("w", wgt)] = to_ball(wgt)
+                tot += w * self.comp_mass(a, b, c)
+        return tot
+
+
+def _direct(s: arb, a: arb, b: arb, c: int) -> arb:
+    za, zb = (a - c) / s, (b - c) / s
+    if za > 0:
+        return Phi_upper_ball(za) - Phi_upper_ball(zb)
+    if zb < 0:
+        return Phi_ball(zb) - Phi_ball(za)
+    return 1 - Phi_ball(za) - Phi_upper_ball(zb)
+
+
+def upper_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -> DiscretePLD:
+    """Connect-the-dots upper PLD of one step, masses rounded up (see module doc)."""
+    i_lo, i_hi = _grid_range(pair, h, z)
+    n = i_hi - i_lo + 1
+    coeffs = [0] * n
+    with working_precision(PREC):
+        cdf = _Cdf(pair)
+        hb = to_ball(h)
+        scale = arb(2) ** bits
+        xs = [_endpoint(pair, i * hb) for i in range(i_lo, i_hi + 1)]
+        masses = [arb(0)] * n
+        # losses <= omega_lo: their P-mass goes UP to omega_lo
+        masses[0] = cdf.mass(pair.p_comps, "-inf", xs[0])
+        eh = hb.exp()
+        em_next = (-(i_lo * hb)).exp()
+        for j in range(n - 1):
+            em_j, em_next = em_next, em_next / eh
+            a, b = xs[j], xs[j + 1]
+            if a == "+inf" or b == "-inf":
+                continue
+            PI = cdf.mass(pair.p_comps, a, b)
+            QI = cdf.mass(pair.q_comps, a, b)
+            A = (QI - em_next * PI) / (em_j - em_next)
+            masses[j] += A
+            masses[j + 1] += PI - A
+        # losses > omega_hi: to +infinity
+        inf_mass = cdf.mass(pair.p_comps, xs[-1], "+inf")
+        for j in range(n):
+            u = upper_bound(masses[j] * scale)
+            coeffs[j] = max(int(u.ceil().unique_fmpz()), 0)
+        ui = upper_bound(inf_mass * scale)
+        inf = max(int(ui.ceil().unique_fmpz()), 0)
+    return DiscretePLD(fmpz_poly(coeffs), i_lo, h, bits, inf, "upper")
+
+
+def _merged_loss_f(pair: MixturePair, s: float, a: float, b: float) -> float:
+    P = _mass_f(pair.p_comps, s, a, b)
+    Q = _mass_f(pair.q_comps, s, a, b)
+    if P <= 0 or Q <= 0:
+        return math.nan
+    return math.log(P) - math.log(Q)
+
+
+def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[float]:
+    """Float search (not part of the proof): interval ends b_0 < b_1 < ... such
+    that the merged loss of [b_k, b_{k+1}) sits just above the grid point kh."""
+    s = float(pair.sigma)
+    hf = float(h)
+    lo_x, hi_x = pair.x_quantiles_f(z)
+    lr = pair.loss_range_f()
+    k = math.ceil(pair.loss_f(lo_x) / hf)
+    w0 = k * hf - hf / 2
+    while w0 <= lr[0]:
+        k += 1
+        w0 = k * hf - hf / 2
+    b = pair.x_of_loss_f(w0)
+    bounds = [b]
+    eta = 1e-11
+    while b < hi_x:
+        lb = pair.loss_f(b)
+        while lb >= k * hf:
+            k += 1
+        target = k * hf + eta
+        wr = 2 * k * hf - lb
+        nb = hi_x + 1.0 if wr >= lr[1] else pair.x_of_loss_f(wr)
+        best = None
+        for _ in range(40):
+            Pm = _mass_f(pair.p_comps, s, b, nb)
+            Qm = _mass_f(pair.q_comps, s, b, nb)
+            if not (Pm > 0 and Qm > 0):
+                break
+            g = math.log(Pm) - math.log(Qm) - target
+            if abs(g) < eta / 4:
+                best = nb
+                break
+            dg = _dens_f(pair.p_comps, s, nb) / Pm - _dens_f(pair.q_comps, s, nb) / Qm
+            if not dg > 0:
+                break
+            nb2 = nb - g / dg
+            if nb2 <= b:
+                nb2 = (b + nb) / 2
+            if nb2 == nb:
+                break
+            nb = nb2
+        if best is None:
+            # no float solution: a plain interval up to the next loss midpoint
+            w_next = k * hf + hf / 2
+            if w_next >= lr[1]:
+                break
+            nb = pair.x_of_loss_f(w_next)
+        if not nb > b or not math.isfinite(nb):
+            break
+        bounds.append(nb)
+        b = nb
+        k += 1
+    return bounds
+
+
+def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -> DiscretePLD:
+    """Merged-output (post-processing) lower PLD of one step, masses rounded down."""
+    bounds = lower_boundaries(pair, h, z)
+    hf = float(h)
+    atoms: dict[int, int] = {}
+    with working_precision(PREC):
+        hb = to_ball(h)
+        scale = arb(2) ** bits
+        cdf = _Cdf(pair)
+        bb: list = ["-inf"] + [arb(x) for x in bounds] + ["+inf"]
+        for j in range(len(bb) - 1):
+            a, b = bb[j], bb[j + 1]
+            P = cdf.mass(pair.p_comps, a, b)
+            Q = cdf.mass(pair.q_comps, a, b)
+            Pl = lower_bound(P)
+            if not Pl > 0:
+                continue
+            if not Q > 0:
+                continue
+            ell = (P / Q).log()
+            kk = math.floor(float(ell.mid()) / hf)
+            # certify  P >= e^{k h} Q  (ℓ >= k h)
+            for _ in range(64):
+                if (P - (kk * hb).exp() * Q) >= 0:
+                    break
+                kk -= 1
+            else:
+                continue
+            c = int(lower_bound(P * scale).floor().unique_fmpz())
+            if c > 0:
+                atoms[kk] = atoms.get(kk, 0) + c
+    if not atoms:
+        raise PrecisionError("lower PLD is empty")
+    k_lo, k_hi = min(atoms), max(atoms)
+    coeffs = [0] * (k_hi - k_lo + 1)
+    for kk, c in atoms.items():
+        coeffs[kk - k_lo] += c
+    return DiscretePLD(fmpz_poly(coeffs), k_lo, h, bits, 0, "lower")
+
+
+# ---------------------------------------------------------------------------
+# the accountant
+# ---------------------------------------------------------------------------
+
+
+def as_subsampled_gaussian(mechanism: object) -> tuple[SubsampledGaussian, int]:
+    """Map a mechanism (this module's pair or a catalog gaussian / subsample(gaussian)
+    / compose(...)) to (SubsampledGaussian, count)."""
+    if isinstance(mechanism, SubsampledGaussian):
+        return mechanism, 1
+    name = getattr(mechanism, "name", None)
+    if name == "gaussian":
+        return SubsampledGaussian(Fraction(mechanism.sigma) / Fraction(mechanism.sensitivity)), 1
+    if name == "subsample":
+        inner, k = as_subsampled_gaussian(mechanism.mechanism)
+        if k != 1 or inner.rate != 1:
+            raise InputError("the PLD accountant handles subsample(gaussian(...)) only")
+        return SubsampledGaussian(inner.sigma, Fraction(mechanism.rate)), 1
+    if name == "compose":
+        inner, k = as_subsampled_gaussian(mechanism.mechanism)
+        return inner, k * int(mechanism.k)
+    raise InputError(
+        f"the PLD accountant handles (subsampled) Gaussian mechanisms, not {mechanism!r}"
+    )
+
+
+@dataclass(frozen=True)
+class PLDResult:
+    """Composed upper and lower PLDs for each relation."""
+
+    upper: dict
+    lower: dict
+
+
+class PLDAccountant(Accountant):
+    """Certified PLD accountant (see module doc).
+
+    ``h`` — loss grid step (exact); ``tau`` — tail mass moved per product;
+    ``bits`` — fixed-point bits (default chosen from the grid size and τ).
+    """
+
+    def __init__(self, h: object = Fraction(1, 1024), tau: object = Fraction(1, 10**14),
+                 bits: int | None = None, lower: bool = True,
+                 items: tuple[tuple[SubsampledGaussian, int], ...] = ()) -> None:
+        self.h = exact(h, "h")
+        if self.h <= 0:
+            raise InputError(f"grid step h must be > 0, got {h!r}")
+        self.tau = exact(tau, "tau")
+        if not 0 <= self.tau < 1:
+            raise InputError(f"tau must lie in [0, 1), got {tau!r}")
+        self.bits = bits
+        self.with_lower = lower
+        self.items = tuple(items)
+        self._cache: dict | None = None
+
+    def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
+        count = check_count(count)
+        m, k = as_subsampled_gaussian(mechanism)
+        return PLDAccountant(self.h, self.tau, self.bits, self.with_lower,
+                             self.items + ((m, k * count),))
+
+    # -- computation ------------------------------------------------------
+    def _bits_for(self) -> int:
+        if self.bits is not None:
+            return int(self.bits)
+        # enough bits that rounding dust (1 unit per coefficient per product) stays
+        # far below tau: bits >= log2(n / tau) + margin
+        span = 0.0
+        for m, k in self.items:
+            span += k * 2.0 / float(m.sigma) ** 2 + 40.0
+        n = max(1e4, min(span, 1e7) / float(self.h))
+        tau = float(self.tau) if self.tau > 0 else 2.0 ** -60
+        return int(math.ceil(math.log2(n / tau))) + 8
+
+    def _z(self) -> float:
+        """Range of the one-step grid in standard deviations: beyond it the
+        Gaussian mass is < τ/1000 (it is still accounted for, not dropped)."""
+        tau = max(float(self.tau), 1e-300)
+        z = 1.0
+        while math.erfc(z / math.sqrt(2)) / 2 > tau * 1e-3:
+            z += 0.25
+        return z
+
+    def _compute(self) -> dict:
+        if self._cache is not None:
+            return self._cache
+        if not self.items:
+            raise InputError("nothing composed yet")
+        bits = self._bits_for()
+        tau_units = int(self.tau * (1 << bits))
+        out: dict = {"upper": {}, "lower": {}, "bits": bits}
+        for rel in ("add", "remove"):
+            for kind in (("upper", "lower") if self.with_lower else ("upper",)):
+                acc: DiscretePLD | None = None
+                for m, k in self.items:
+                    pair = m.pair(rel)
+                    one = (upper_one_step if kind == "upper" else lower_one_step)(
+                        pair, self.h, bits, self._z())
+                    pk = one.power(k, tau_units)
+                    acc = pk if acc is None else acc.combine(pk, tau_units)
+                out[kind][rel] = acc
+        self._cache = out
+        return out
+
+    def plds(self, kind: Kind = "upper") -> dict:
+        """The composed DiscretePLD per relation ("add", "remove")."""
+        return self._compute()[kind]
+
+    def delta(self, eps: object) -> Enclosure:
+        e = check_eps(eps)
+        c = self._compute()
+        with working_precision(PREC):
+            eb = to_ball(e)
+            hi = _amax(upper_bound(c["upper"][r].delta_ball(eb)) for r in ("add", "remove"))
+            if self.with_lower:
+                lo = _amax(lower_bound(c["lower"][r].delta_ball(eb)) for r in ("add", "remove"))
+                lo = lo if lo > 0 else arb(0)
+            else:
+                lo = arb(0)
+            hi = hi if hi < 1 else arb(1)
+        return Enclosure(lo, hi)
+
+    def delta_at_infinity(self) -> Enclosure:
+        c = self._compute()
+        with working_precision(PREC):
+            hi = _amax(upper_bound(to_ball(c["upper"][r].inf) * arb(2) ** (-c["bits"]))
+                      for r in ("add", "remove"))
+        return Enclosure(arb(0), hi)
+
+    def epsilon(self, delta: object, **_: object) -> Enclosure:
+        """Enclosure of ε*(δ) = min{ε >= 0 : δ(ε) <= δ}: the upper end solves
+        F_ε(upper PLD) = δ exactly on the grid cell, the lower end F_ε(lower) = δ."""
+        d = check_delta(delta)
+        c = self._compute()
+        with working_precision(PREC):
+            db = to_ball(d)
+            hi = _amax(c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove"))
+            hi = hi if hi > 0 else arb(0)
+            if self.with_lower:
+                los = []
+                for r in ("add", "remove"):
+                    try:
+                        los.append(c["lower"][r].epsilon_bounds(db)[0])
+                    except InputError:
+                        los.append(arb(0))
+                lo = _amax(los)
+                lo = lo if lo > 0 else arb(0)
+            else:
+                lo = arb(0)
+        if lo > hi:  # cannot happen for valid bounds
+            raise PrecisionError(f"inconsistent eps bounds {lo} > {hi}")
+        return Enclosure(lo, hi)
+
+
+def _amax(xs: Iterable[arb]) -> arb:
+    """The maximum of exact balls (exact comparisons)."""
+    best: arb | None = None
+    for x in xs:
+        if best is None or x > best:
+            best = x
+    assert best is not None
+    return best
