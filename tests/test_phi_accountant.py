@@ -310,3 +310,27 @@ def test_cli_account_eps_and_errors(capsys):
     assert mp.mpf(out["eps"]["lo"]) <= ref <= mp.mpf(out["eps"]["hi"])
     assert main(["account", "--mechanism", "gaussian(sigma=-1)", "--eps", "1"]) == 2
     assert main(["account", "--mechanism", "nonsense(x=1)", "--eps", "1"]) == 2
+
+
+def test_log_phi_expr_is_sum_of_logs():
+    acc = PhiAccountant().compose(GaussianPair(2), 3).compose(RandomizedResponse(p=Fraction(3, 4)), 2)
+    t0 = sympy.Rational(1, 3)
+    val = complex(sympy.exp(acc.log_phi_expr()).subs(T, t0).evalf(30))
+    ell = mp.log(3)
+    ref = mp.exp(3 * (1j * t0 / 8 - t0**2 / 8)) * (mp.mpf(3) / 4 * mp.exp(1j * t0 * ell)
+                                                     + mp.mpf(1) / 4 * mp.exp(-1j * t0 * ell)) ** 2
+    assert abs(val - complex(ref)) < 1e-14
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 6), st.fractions(Fraction(51, 100), Fraction(9, 10)),
+       st.integers(0, 8), st.fractions(0, 4))
+def test_integral_route_contains_reference(sigma, g, p, r, eps):
+    acc = PhiAccountant(method="integral").compose(GaussianPair(sigma), g)
+    if r:
+        acc = acc.compose(RandomizedResponse(p=p), r)
+    mu = mp.sqrt(g) / sigma
+    ell = mp.log(mp_frac(p) / (1 - mp_frac(p)))
+    ref = sum(mp.binomial(r, j) * mp_frac(p) ** (r - j) * (1 - mp_frac(p)) ** j
+              * mp_delta_mu(mu, mp_frac(eps) - (r - 2 * j) * ell) for j in range(r + 1))
+    assert acc.delta(eps).contains(ref)
