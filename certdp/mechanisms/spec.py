@@ -157,6 +157,14 @@ class _Parser:
                     raise InputError(
                         f"{tok.text}: unknown parameter {key!r} (parameters: {', '.join(names)})"
                     )
+            # a quoted string is text, never a number (the Python API accepts
+            # decimal strings for numbers; the grammar does not)
+            bound = list(zip(declared, positional)) + [
+                (p, keywords[p.name]) for p in declared if p.name in keywords
+            ]
+            for p, v in bound:
+                if isinstance(v, str) and p.kind != "string":
+                    raise InputError(f"{tok.text}: parameter {p.name} must be a {p.kind}, got the string {v!r}")
             return cls(*positional, **keywords)
         try:
             return cls(*positional, **keywords)
