@@ -203,7 +203,8 @@ class Engine:
             return Asym(1, _mono_const(sympy.exp(g.limit)), _mono_const(g.limit), sympy.exp(g.limit))
         if g.lead is not None:
             return asym_from(1, None, g.lead, OO if g.limit == OO else _I0)
-        if g.llead is not None and cmp_order(g.llead.order, ZERO_ORDER) > 0:
+        if g.llead is not None and g.llead.p != 0 and sign_of(g.llead.p) > 0 and sign_of(g.llead.k) > 0:
+            # log|g| >= c ε^p (p > 0) eventually: |g| grows faster than every power of ε
             return asym_from(1, None, Mono(sympy.Integer(g.sign), OO, _I0), OO if g.limit == OO else _I0)
         raise Undecided(f"unknown growth of the exponent in {e}")
 
@@ -338,6 +339,10 @@ class Engine:
                 return not strict
             ok = s > 0
             th = certify(d, self.eps, s, self.limit_of)
+            # certify gives s·d >= 0 from the point on; the condition's eventual value needs s·d > 0
+            # when (true and strict) or (false and non-strict): then the point itself is excluded
+            if th.point is not None and ok == strict:
+                th = Threshold(th.point, th.argument, th.crossing, strict=True)
             self.thresholds.append(th)
             where = f"for eps > {th.point}" if th.point is not None else "for all large eps"
             self.note(f"{where}, the condition {c} is {ok}: {th.argument}", "eventual truth of a condition")

@@ -50,8 +50,9 @@ class Identification:
 
     ``L`` is exact (sympy; ``oo`` when not GDP; None when undecided),
     ``sqrt_L`` = √L, ``tail_mu`` an Enclosure of √L when L is a finite number,
-    ``vanishing_point`` T with δ(ε) = 0 for all ε ≥ T (exact sympy, when the
-    profile is eventually zero; None otherwise), ``reason`` for "undecided".
+    ``vanishing_point`` T with δ(ε) = 0 for all ε ≥ T (for ε > T when
+    ``vanishing_strict``; exact sympy, when the profile is eventually zero and
+    T is explicit; None otherwise), ``reason`` for "undecided".
     """
 
     verdict: str
@@ -63,6 +64,8 @@ class Identification:
     trace: tuple[Step, ...]
     profile: sympy.Expr | None = None
     seconds: float = 0.0
+    #: True when δ(ε) = 0 is proved for ε > vanishing_point (not at the point)
+    vanishing_strict: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Exactly {"verdict", "L", "tail_mu", "trace"}."""
@@ -80,8 +83,11 @@ class Identification:
             lines.append(f"L = limsup eps^2/(-2 log delta(eps)) = {self.L}")
         if self.tail_mu is not None:
             lines.append(f"tail mu = sqrt(L) = {self.sqrt_L} in {self.tail_mu}")
+        elif self.sqrt_L is not None:
+            lines.append(f"tail mu = sqrt(L) = {self.sqrt_L}")
         if self.vanishing_point is not None:
-            lines.append(f"delta(eps) = 0 for all eps >= {self.vanishing_point}")
+            rel = ">" if self.vanishing_strict else ">="
+            lines.append(f"delta(eps) = 0 for all eps {rel} {self.vanishing_point}")
         if self.reason:
             lines.append(f"reason: {self.reason}")
         lines.append("proof trace:")
@@ -154,11 +160,11 @@ def identify(mechanism_or_profile: Any) -> Identification:
     eng = Engine(eps)
     eng.note(f"{source}: delta(eps) = {expr}", "input")
 
-    def done(verdict, L, reason=None, vanish=None) -> Identification:
+    def done(verdict, L, reason=None, vanish=None, strict=False) -> Identification:
         sq = None if L is None else (OO if L == OO else sympy.sqrt(L))
         mu = None if L is None else _mu_enclosure(L)
         steps = tuple(Step(s, r) for s, r in eng.trace)
-        return Identification(verdict, L, sq, mu, vanish, reason, steps, expr, time.perf_counter() - t0)
+        return Identification(verdict, L, sq, mu, vanish, reason, steps, expr, time.perf_counter() - t0, strict)
 
     if eps not in expr.free_symbols:
         try:
@@ -180,9 +186,12 @@ def identify(mechanism_or_profile: Any) -> Identification:
         a = eng.an(expr)
         if a.sign == 0:
             T = _max_point([t.point for t in eng.thresholds])
-            eng.note(f"delta(eps) = 0 for all eps >= {T if T is not None else 'some T (symbolic)'}, so "
-                     f"-log delta = +oo there and L = 0", "eventually-zero profile; Thm 4.4")
-            return done("gdp", sympy.Integer(0), vanish=T)
+            strict = any(t.strict for t in eng.thresholds)
+            rel = ">" if strict else ">="
+            eng.note(f"delta(eps) = 0 for all eps {rel} {T if T is not None else 'some T (symbolic)'} (the "
+                     f"largest certified threshold above), so -log delta = +oo there and L = 0",
+                     "eventually-zero profile; Thm 4.4")
+            return done("gdp", sympy.Integer(0), vanish=T, strict=strict)
         if a.sign < 0:
             raise InputError(f"identify: profile {expr} is eventually negative")
         ll = a.llead

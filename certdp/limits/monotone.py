@@ -65,6 +65,9 @@ def split_erfc_term(t: sympy.Expr, eps: sympy.Symbol):
     F = [f for f in factors if eps in f.free_symbols and f is not erfcs[0]]
     if any(dsign(f, eps) != "pos" for f in F):
         return None
+    # log(u**r) = r log u below needs u > 0, not only u**r > 0
+    if any(f.is_Pow and dsign(f.args[0], eps) != "pos" for f in F):
+        return None
     return c, F, erfcs[0].args[0]
 
 

@@ -38,6 +38,8 @@ class Threshold:
     point: sympy.Expr | None
     argument: str
     crossing: Enclosure | None = None
+    #: the statement holds for ε > point (not necessarily at the point itself)
+    strict: bool = False
 
 
 def _sign_at(d: sympy.Expr, eps: sympy.Symbol, t: Fraction) -> int | None:
