@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "certdp.cli.profile",
     "certdp.cli.mechanisms",
     "certdp.cli.prdp",
+    "certdp.cli.identify",
 ]
 
 
