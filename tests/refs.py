@@ -57,7 +57,8 @@ def tradeoff_ref(mu, alpha) -> mpmath.mpf:
 
 
 def mu_pure_ref(eps) -> mpmath.mpf:
-    with mpmath.workdps(120):
+    # 2p - 1 with p = 1/(1+e^ε) needs ε/ln 10 extra digits
+    with mpmath.workdps(80 + int(float(Fraction(eps)) / 2.3)):
         p = 1 / (1 + mpmath.exp(mpf(eps)))
         return +(-2 * mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1))
 
