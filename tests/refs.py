@@ -57,10 +57,14 @@ def tradeoff_ref(mu, alpha) -> mpmath.mpf:
 
 
 def mu_pure_ref(eps) -> mpmath.mpf:
-    # 2p - 1 with p = 1/(1+e^ε) needs ε/ln 10 extra digits
-    with mpmath.workdps(80 + int(float(Fraction(eps)) / 2.3)):
-        p = 1 / (1 + mpmath.exp(mpf(eps)))
-        return +(-2 * mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1))
+    """-2Φ⁻¹(1/(1+e^ε)): solve log Φ(x) = -log(1+e^ε) by Newton at 80 digits
+    (working in logs avoids the ε/ln10 digits that 2p - 1 would need)."""
+    with mpmath.workdps(80):
+        e = mpf(eps)
+        target = -(e + mpmath.log1p(mpmath.exp(-e)))  # log p, p = 1/(1+e^ε)
+        x = -mpmath.sqrt(-2 * target)  # start below the root
+        x = mpmath.findroot(lambda t: mpmath.log(mpmath.ncdf(t)) - target, x, tol=mpmath.mpf(10) ** -70)
+        return -2 * x
 
 
 def in_enclosure(enc, value: mpmath.mpf) -> bool:
