@@ -234,6 +234,11 @@ def _choose_q(
                     a = tlo - (tlo - Lhi) / 2
                     b = thi + (U - thi) / 2
                 return simplest_between(a, b), Enclosure.from_ball(t)
+            if Lhi < U and (tlo >= U or thi <= Lhi):
+                # q* is certainly outside the window (only when n was raised to 2):
+                # use the middle half of the window itself
+                a, b = Lhi + (U - Lhi) / 4, U - (U - Lhi) / 4
+                return simplest_between(a, b), Enclosure.from_ball(t)
         if prec >= MAX_PREC:
             raise PrecisionError("could not certify an admissible q near the seed's q*")
         prec *= 2
@@ -285,7 +290,10 @@ def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "w
         n_seed = certified_floor(X, "(e^eps_hat + e^eps)(1-delta)/delta") + 1
     n = max(n_seed, 2)
     if n != n_seed:
-        notes.append(f"seed's n = {n_seed} < 2 (δ ≥ 2/3); using n = 2")
+        notes.append(
+            f"seed's n = {n_seed} < 2 (δ ≥ 2/3); using n = 2 and q in the middle of the admissible window "
+            "(the seed's q* is not admissible then)"
+        )
 
     def q_star() -> arb:
         return (2 - to_ball(d)) / (2 * arb(n - 1) + _exp(eh) + _exp(e))
