@@ -310,7 +310,7 @@ class Engine:
             if s == 0 and self.an(d).sign == 0:
                 pass
             hints = tuple(t.point for t in self.thresholds if t.point is not None)
-            th = certify(d, self.eps, 1, self.limit_of, hints)
+            th = certify(d, self.eps, 1, self.limit_of, hints, self._eventual_sign)
             self.thresholds.append(th)
             where = f"for eps >= {th.point}" if th.point is not None else "for all large eps"
             self.note(f"{where}, {name}({', '.join(map(str, args))}) is attained by {best}: {th.argument}",
@@ -338,7 +338,7 @@ class Engine:
             if s == 0:
                 return not strict
             ok = s > 0
-            th = certify(d, self.eps, s, self.limit_of)
+            th = certify(d, self.eps, s, self.limit_of, (), self._eventual_sign)
             # certify gives s·d >= 0 from the point on; the condition's eventual value needs s·d > 0
             # when (true and strict) or (false and non-strict): then the point itself is excluded
             if th.point is not None and ok == strict:

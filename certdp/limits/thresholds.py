@@ -142,7 +142,8 @@ def _frac_str(t: Fraction) -> sympy.Expr:
 
 
 def certify(d: sympy.Expr, eps: sympy.Symbol, s: int,
-            limit_of: Callable[[sympy.Expr], sympy.Expr], hints: tuple = ()) -> Threshold:
+            limit_of: Callable[[sympy.Expr], sympy.Expr], hints: tuple = (),
+            eventual_sign: Callable[[sympy.Expr], int] | None = None) -> Threshold:
     """A certified T with s·d(ε) ≥ 0 for all ε ≥ T (s = ±1; non-strict).
 
     ``limit_of(expr)`` returns lim_{ε→∞} expr (exact), used by the tail-range
@@ -171,11 +172,12 @@ def certify(d: sympy.Expr, eps: sympy.Symbol, s: int,
                                  f"functions); its sign change lies in {enc} (certified bisection in ball "
                                  f"arithmetic), sign {s:+d} from eps = {_frac_str(hi)} on", enc)
     if _is_numeric(d, eps):
-        t = _tail_range_threshold(d, eps, s, limit_of, hints)
+        t = _tail_range_threshold(d, eps, s, limit_of, hints, eventual_sign)
         if t is not None:
             return Threshold(_frac_str(t), f"on [{_frac_str(t)}, oo) every monotone piece of {d} lies between "
-                             f"its value at the left end and its limit; interval arithmetic on these ranges "
-                             f"gives sign {s:+d} (ball arithmetic)")
+                             f"its value at the left end and its limit (monotone by composition, or by a "
+                             f"certified sign of its factored derivative there); interval arithmetic on these "
+                             f"ranges gives sign {s:+d} (ball arithmetic)")
         raise Undecided(f"could not certify a threshold after which {d} has sign {s:+d}")
     return Threshold(None, "no explicit threshold for symbolic parameters; the eventual sign itself is "
                            "proved by the asymptotic rules")
@@ -211,12 +213,21 @@ Interval = tuple  # (lo: arb | None, hi: arb | None); None = -oo / +oo
 
 
 def tail_range(e: sympy.Expr, eps: sympy.Symbol, t: arb,
-               limit_of: Callable[[sympy.Expr], sympy.Expr], split: bool = True) -> Interval | None:
-    """Enclosure of {e(ε): ε ≥ t} by monotone pieces + interval arithmetic."""
+               limit_of: Callable[[sympy.Expr], sympy.Expr], split: bool = True,
+               eventual_sign: Callable[[sympy.Expr], int] | None = None, depth: int = 0) -> Interval | None:
+    """Enclosure of {e(ε): ε ≥ t} by monotone pieces + interval arithmetic.
+
+    A piece is monotone on [t, ∞) when it is compositionally monotone, or
+    (numeric pieces, depth <= 1) when its factored derivative has a certified
+    constant sign on [t, ∞) (checked by this same function)."""
+    rec = lambda a, sp=True: tail_range(a, eps, t, limit_of, sp, eventual_sign, depth)  # noqa: E731
     if eps not in e.free_symbols:
         v = ball(e, {})
         return (v, v)
     m = mono(e, eps)
+    if m is None and split and eventual_sign is not None and depth <= 1 and e.free_symbols <= {eps} \
+            and not e.is_Add:
+        m = _derivative_direction(e, eps, t, limit_of, eventual_sign, depth)
     if m is not None:
         ft = ball(e, {eps: t})
         lim = limit_of(e)
@@ -231,25 +242,16 @@ def tail_range(e: sympy.Expr, eps: sympy.Symbol, t: arb,
         lo, hi = arb(0), arb(0)
         args = _group_pairs(list(e.args), eps)
         for a in args:
-            r = tail_range(a.expr, eps, t, limit_of, split=False) if isinstance(a, _Pair) else \
-                tail_range(a, eps, t, limit_of)
+            r = rec(a.expr, False) if isinstance(a, _Pair) else rec(a)
             if r is None:
                 return None
             lo = None if (lo is None or r[0] is None) else lo + r[0]
             hi = None if (hi is None or r[1] is None) else hi + r[1]
         return (lo, hi)
     if e.is_Mul and split:
-        lo, hi = arb(1), arb(1)
-        for a in e.args:
-            r = tail_range(a, eps, t, limit_of)
-            if r is None or r[0] is None or r[1] is None:
-                return None
-            c = [lo * r[0], lo * r[1], hi * r[0], hi * r[1]]
-            lo = c[0].min(c[1]).min(c[2]).min(c[3])
-            hi = c[0].max(c[1]).max(c[2]).max(c[3])
-        return (lo, hi)
+        return _mul_ranges([rec(a) for a in e.args])
     if e.func in (sympy.Max, sympy.Min) and split:
-        rs = [tail_range(a, eps, t, limit_of) for a in e.args]
+        rs = [rec(a) for a in e.args]
         if any(r is None for r in rs):
             return None
         los = [r[0] for r in rs]
@@ -268,6 +270,55 @@ def tail_range(e: sympy.Expr, eps: sympy.Symbol, t: arb,
         return (arb(0), None)
     if s in ("neg", "nonpos"):
         return (None, arb(0))
+    return None
+
+
+def _mul_ranges(rs: list) -> Interval | None:
+    """Product of ranges; unbounded ranges only when every factor has a sign."""
+    if any(r is None for r in rs):
+        return None
+    if all(r[0] is not None and r[1] is not None for r in rs):
+        lo, hi = arb(1), arb(1)
+        for r in rs:
+            c = [lo * r[0], lo * r[1], hi * r[0], hi * r[1]]
+            lo = c[0].min(c[1]).min(c[2]).min(c[3])
+            hi = c[0].max(c[1]).max(c[2]).max(c[3])
+        return (lo, hi)
+    neg = False
+    small, big = arb(1), arb(1)  # bounds of the magnitude; big None = unbounded
+    for lo, hi in rs:
+        if lo is not None and lo >= 0:
+            a, b = lo, hi
+        elif hi is not None and hi <= 0:
+            neg = not neg
+            a, b = -hi, (None if lo is None else -lo)
+        else:
+            return None
+        small = small * a
+        big = None if (big is None or b is None) else big * b
+    if neg:
+        return (None if big is None else -big, -small)
+    return (small, big)
+
+
+def _derivative_direction(e: sympy.Expr, eps: sympy.Symbol, t: arb,
+                          limit_of: Callable[[sympy.Expr], sympy.Expr],
+                          eventual_sign: Callable[[sympy.Expr], int], depth: int) -> int | None:
+    """+1/−1 if e' = d e/dε has that sign on all of [t, ∞) (certified), else None."""
+    try:
+        de = sympy.factor(sympy.diff(e, eps))
+        s = eventual_sign(de)
+    except Exception:  # noqa: BLE001 - no direction: the caller falls back
+        return None
+    if s == 0:
+        return None
+    r = tail_range(de, eps, t, limit_of, True, eventual_sign, depth + 1)
+    if r is None:
+        return None
+    if s > 0 and r[0] is not None and r[0] >= 0:
+        return 1
+    if s < 0 and r[1] is not None and r[1] <= 0:
+        return -1
     return None
 
 
@@ -297,12 +348,13 @@ def _fold(xs: list, how: str) -> arb:
 
 
 def _tail_range_threshold(d: sympy.Expr, eps: sympy.Symbol, s: int,
-                          limit_of: Callable[[sympy.Expr], sympy.Expr], hints: tuple = ()) -> Fraction | None:
+                          limit_of: Callable[[sympy.Expr], sympy.Expr], hints: tuple = (),
+                          eventual_sign: Callable[[sympy.Expr], int] | None = None) -> Fraction | None:
     def ok(t: Fraction) -> bool:
         for p in _PRECS[:2]:
             try:
                 with working_precision(p):
-                    r = tail_range(d, eps, to_ball(t), limit_of)
+                    r = tail_range(d, eps, to_ball(t), limit_of, True, eventual_sign)
             except (_NoBall, Undecided):
                 return False
             if r is None:
