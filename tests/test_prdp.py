@@ -238,14 +238,24 @@ def test_conversion_errors():
         min_eps_hat("1", "0.1", "0.1")
 
 
-@given(tables(), fracs.filter(lambda f: f <= 2), fracs.filter(lambda f: 0 < f <= 1), st.integers(1, 20))
-def test_conversion_is_sound_on_finite_mechanisms(rows, eps, delta, gap):
-    """Lemma 2.3 checked by the exact checks: an (ε, δ)-ADP mechanism is (ε̂, δ̂)-PrDP."""
+@given(tables(), fracs.filter(lambda f: f <= 2), st.integers(1, 20))
+def test_conversion_is_sound_on_finite_mechanisms(rows, eps, gap):
+    """Lemma 2.3 checked by the exact checks: with δ = (an upper bound of) the
+    mechanism's own hockey-stick sup, it is (ε, δ)-ADP, hence (ε̂, δ̂)-PrDP."""
     mech = FiniteMechanism(rows)
-    r = is_adp(mech, eps, delta)
-    if not r.holds:
-        # use the smallest δ for which it holds (sup itself, when rational)
-        return
+    sup_hi = -dyadic_to_fraction(is_adp(mech, eps, 0).margin.lo)  # sup <= sup_hi
+    delta = max(sup_hi, Fraction(1, 10**6))
+    assert is_adp(mech, eps, delta).holds
     eps_hat = eps + Fraction(gap, 10)
     dhat = dyadic_to_fraction(adp_to_prdp(eps, delta, eps_hat).hi)
     assert is_prdp(mech, eps_hat, dhat).holds
+
+
+def test_zhao_and_g_forms_are_inverse():
+    eps, delta, eps_hat = Fraction(1, 2), Fraction(1, 100), Fraction(3, 4)
+    dh = adp_to_prdp(eps, delta, eps_hat)
+    # feeding the bounds of δ̂ back brackets ε̂ (min_eps_hat is decreasing in δ̂)
+    lo = min_eps_hat(eps, delta, dyadic_to_fraction(dh.hi))
+    hi = min_eps_hat(eps, delta, dyadic_to_fraction(dh.lo))
+    assert lo.lo <= hi.hi and dyadic_to_fraction(lo.lo) <= eps_hat <= dyadic_to_fraction(hi.hi)
+    assert float(hi.hi - lo.lo) < 1e-12

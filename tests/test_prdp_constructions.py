@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from certdp.errors import InputError
 from certdp.numerics.ball import dyadic_to_fraction
-from certdp.prdp import DiagonalMechanism, corollary_3_4, is_adp, is_prdp, theorem_3_2, theorem_3_3
+from certdp.prdp import DiagonalMechanism, corollary_3_4, is_adp, is_prdp, lemma_3_1, theorem_3_2, theorem_3_3
 
 
 @pytest.fixture(autouse=True)
@@ -185,3 +185,16 @@ def test_corollary_3_4(K, eps, frac):
 def test_corollary_3_4_outside_range():
     with pytest.raises(InputError, match="ln"):
         corollary_3_4(1, "0.1", "0.7")  # ln 2 = 0.693...
+
+
+def test_lemma_3_1_direct():
+    # n = 4, p = 1/2, q = 1/6: p/q = 3 > e^1, p - e^{1/2} q = 0.2252... <= δ = 1/4
+    cx = lemma_3_1(4, "1/2", "1/6", "1/2", "1/4", "1", "0.4")
+    assert cx.valid and all(c.holds for c in cx.conditions)
+    assert float(cx.adp.margin.lo) == pytest.approx(0.25 - (0.5 - math.exp(0.5) / 6), abs=1e-15)
+    # δ too small: ADP fails, and the exact check says so
+    cx2 = lemma_3_1(4, "1/2", "1/6", "1/2", "1/5", "1", "0.4")
+    assert not cx2.valid and not cx2.adp.holds
+    assert not [c for c in cx2.conditions if c.name.startswith("(3) p ≤")][0].holds
+    with pytest.raises(InputError):
+        lemma_3_1(4, "1/2", "1/5", "1/2", "1/4", "1", "0.4")  # p + 3q != 1

@@ -303,6 +303,24 @@ def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "w
     return _finish("Seed 004 Theorem 3.2", n, p, q, e, d, eh, d, notes, seed_q=seed_q)
 
 
+def lemma_3_1(
+    n: int, p: object, q: object, eps: object, delta: object, eps_hat: object, delta_hat: object
+) -> Counterexample:
+    """Seed 004 Lemma 3.1 for given exact ``n, p, q``: conditions (1)–(4) certified
+    and the mechanism checked with :func:`is_adp` / :func:`is_prdp`.  ``valid`` says
+    whether it is a certified counterexample (the conditions are sufficient, not
+    necessary: the exact checks decide)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise InputError(f"n must be an integer >= 2, got {n!r}")
+    pf, qf = exact(p, "p"), exact(q, "q")
+    e, eh = _check_eps(eps, "eps"), _check_eps(eps_hat, "eps_hat")
+    d = exact(delta, "delta")
+    if d < 0:
+        raise InputError(f"delta must be >= 0, got {d}")
+    dh = as_exact(delta_hat, "delta_hat")
+    return _finish("Seed 004 Lemma 3.1", n, pf, qf, e, d, eh, dh, [])
+
+
 def _finish(theorem, n, p, q, e, d, eh, dh, notes, **extra) -> Counterexample:
     conds = lemma_3_1_conditions(n, p, q, e, d, eh, dh)
     mech = DiagonalMechanism(n, p, q)
@@ -367,7 +385,10 @@ def check_hypothesis_3_3(
     """
     if eps_hat <= eps:
         return HypothesisCheck(True, "ε̂ ≤ ε: e^(ε̂-ε) - 1 ≤ 0, so it holds for every g ≥ 0")
-    r = sympy.cancel(g / x) if g.free_symbols else g / x
+    try:
+        r = sympy.cancel(g / x) if g.free_symbols else g / x
+    except Exception:  # noqa: BLE001 - sympy cannot cancel (e.g. Piecewise): use g/x as is
+        r = g / x
     queue = deque([(Fraction(0), delta)])
     done = 0
     open_cells: list[tuple[Fraction, Fraction]] = []
