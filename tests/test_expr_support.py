@@ -102,6 +102,18 @@ def leaves():
     return st.one_of(st.just(EPS), st.just(EPS), small_rationals(), st.sampled_from([sympy.pi, sympy.E]))
 
 
+def _safe(f):
+    """Builder that turns sympy's construction errors into nan (filtered out)."""
+
+    def g(*args):
+        try:
+            return f(*args)
+        except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+            return sympy.nan
+
+    return g
+
+
 def _extend(children):
     unary = st.sampled_from(["exp", "log", "sqrt", "erf", "erfc", "Abs", "neg", "Phi"])
     binary = st.sampled_from(["+", "-", "*", "/", "Max", "Min"])
@@ -136,15 +148,15 @@ def _extend(children):
         return sympy.Piecewise((a, cond), (b, True))
 
     return st.one_of(
-        st.builds(mk_unary, unary, children),
-        st.builds(mk_binary, binary, children, children),
+        st.builds(_safe(mk_unary), unary, children),
+        st.builds(_safe(mk_binary), binary, children, children),
         st.builds(
-            mk_pow,
+            _safe(mk_pow),
             children,
             st.sampled_from([sympy.Integer(2), sympy.Integer(3), sympy.Integer(-1), sympy.Integer(-2),
                              sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(3, 2), sympy.Rational(-1, 2)]),
         ),
-        st.builds(mk_pw, children, children, st.sampled_from([sympy.Integer(1), sympy.Rational(1, 2), sympy.Integer(2)]),
+        st.builds(_safe(mk_pw), children, children, st.sampled_from([sympy.Integer(1), sympy.Rational(1, 2), sympy.Integer(2)]),
                   st.sampled_from(["<", "<=", ">", ">="])),
     )
 
@@ -152,5 +164,5 @@ def _extend(children):
 def expressions(max_leaves: int = 8):
     """Random real expressions in EPS built from the supported functions."""
     return st.recursive(leaves(), _extend, max_leaves=max_leaves).filter(
-        lambda e: isinstance(e, sympy.Expr) and not e.has(sympy.zoo, sympy.nan, sympy.I)
+        lambda e: isinstance(e, sympy.Expr) and not e.has(sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
     )

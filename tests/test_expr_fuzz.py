@@ -1,0 +1,181 @@
+"""Hypothesis fuzzing of certdp.expr.parse_expression: valid expressions
+round-trip, junk and dangerous strings are rejected with InputError, and no
+Python evaluation machinery is ever reached."""
+
+from __future__ import annotations
+
+import builtins
+
+import pytest
+import sympy
+import sympy.parsing.sympy_parser as sympy_parser
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certdp.errors import InputError
+from certdp.expr import EPS, parse_expression
+from test_expr_support import expressions
+
+
+@pytest.fixture
+def no_eval(monkeypatch):
+    """Make eval/exec/compile/parse_expr/sympify-of-a-string explode."""
+    calls = []
+
+    def boom(name):
+        def f(*args, **kwargs):
+            calls.append(name)
+            raise AssertionError(f"{name} called during parsing")
+
+        return f
+
+    monkeypatch.setattr(builtins, "eval", boom("eval"))
+    monkeypatch.setattr(builtins, "exec", boom("exec"))
+    monkeypatch.setattr(builtins, "compile", boom("compile"))
+    monkeypatch.setattr(sympy_parser, "parse_expr", boom("parse_expr"))
+    return calls
+
+
+# -- round trip: str(expr) parses back to the same expression ---------------
+
+
+def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
+    """Structurally equal, or equal after expansion: sympy's printer writes
+    ``2*(eps + 1)`` for a product that sympy itself re-evaluates to
+    ``2*eps + 2`` (numbers distribute over sums), so str() is not canonical."""
+    return a == b or sympy.expand(a - b) == 0
+
+
+@given(expressions(max_leaves=10))
+@settings(max_examples=200, deadline=None)
+def test_roundtrip_sympy_str(expr):
+    text = str(expr)
+    once = parse_expression(text)
+    assert _same(once, expr), text
+    assert parse_expression(str(once)) == once or _same(parse_expression(str(once)), once)
+
+
+_ws = st.sampled_from(["", " ", "  ", "\t"])
+
+
+def _num():
+    return st.one_of(
+        st.integers(0, 10**6).map(str),
+        st.builds(lambda a, b: f"{a}.{b}", st.integers(0, 999), st.integers(0, 999)),
+        st.builds(lambda a, e: f"{a}e{e}", st.integers(1, 99), st.integers(-30, 30)),
+        st.builds(lambda a, b: f"{a}/{b}", st.integers(0, 99), st.integers(1, 99)),
+        st.sampled_from(["pi", "E"]),
+    )
+
+
+def _text_expr():
+    leaf = st.one_of(_num(), st.just("eps"))
+
+    def extend(c):
+        return st.one_of(
+            st.builds(lambda a, op, b, w: f"({a}{w}{op}{w}{b})", c, st.sampled_from(["+", "-", "*"]), c, _ws),
+            st.builds(lambda a, b: f"({a})/(1 + ({b})**2)", c, c),
+            st.builds(lambda f, a: f"{f}({a})", st.sampled_from(["exp", "erf", "erfc", "Phi", "Abs"]), c),
+            st.builds(lambda a: f"sqrt(1 + ({a})**2)", c),
+            st.builds(lambda a: f"log(2 + Abs({a}))", c),
+            st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(["Max", "Min"]), c, c),
+            st.builds(lambda a, n: f"({a})**{n}", c, st.sampled_from(["2", "3", "(-1)", "-2"]))
+            .filter(lambda s: True),
+            st.builds(lambda r, a, b: f"if(eps {r} 1, {a}, {b})", st.sampled_from(["<", "<=", ">", ">="]), c, c),
+            st.builds(lambda a, b: f"Piecewise(({a}, eps < 1/2), ({b}, True))", c, c),
+            st.builds(lambda a: f"-{a}", c),
+        )
+
+    return st.recursive(leaf, extend, max_leaves=8)
+
+
+@given(_text_expr())
+@settings(max_examples=200, deadline=None)
+def test_roundtrip_generated_text(text):
+    try:
+        e = parse_expression(text)
+    except InputError as err:
+        # only domain problems (1/0 from a (-1) power of 0, ...) may be rejected
+        assert "undefined" in str(err) or "non-real" in str(err), (text, err)
+        return
+    assert isinstance(e, sympy.Expr)
+    assert e.free_symbols <= {EPS}
+    assert not e.has(sympy.Float)
+    assert _same(parse_expression(str(e)), e)
+
+
+# -- junk is rejected cleanly -------------------------------------------------
+
+_GRAMMAR_CHARS = "0123456789.eE+-*/()<>=, epsxabcPhiMaxMinPiecewiseTrueif_^'\"[]{}:;@!~`\\\n"
+
+
+@given(st.one_of(st.text(max_size=60), st.text(alphabet=_GRAMMAR_CHARS, max_size=60)))
+@settings(max_examples=400, deadline=None)
+def test_junk_gives_inputerror_or_expression(text):
+    try:
+        e = parse_expression(text)
+    except InputError as err:
+        assert str(err)
+        return
+    assert isinstance(e, sympy.Expr) and e.free_symbols <= {EPS}
+
+
+DANGEROUS = [
+    "__import__('os')",
+    "__import__('os').system('echo pwned')",
+    "().__class__",
+    "().__class__.__bases__[0].__subclasses__()",
+    "lambda: 1",
+    "(lambda: 1)()",
+    "eps.__class__",
+    "eps.func",
+    "exp.__globals__",
+    "'a'*10**6",
+    "'a'",
+    '"eps"',
+    "[eps]",
+    "{1: 2}",
+    "open('/etc/passwd')",
+    "eval('1')",
+    "exec('x=1')",
+    "Symbol('x')",
+    "sympify('1')",
+    "S(1)",
+    "Integer(1)",
+    "Function('f')(eps)",
+    "exp(eps) if eps else 0",
+    "eps and 1",
+    "not eps",
+    "eps; import os",
+    "eps\nimport os",
+    "eps # comment",
+    "@eps",
+    "eps[0]",
+    "eps := 1",
+    "1 if True else 0",
+    "globals()",
+    "locals()",
+    "getattr(eps, 'func')",
+    "Piecewise((__import__, True))",
+    "Max(*[1, 2])",
+    "Max(eps, key=1)",
+    "exp(eps=1)",
+    "a" * 10**6,
+    "(" * 10**5,
+    "9" * 10**5,
+    "1e999999999",
+    "10**10**10**10",
+    "Max(" * 1000 + "1" + ")" * 1000,
+]
+
+
+@pytest.mark.parametrize("text", DANGEROUS, ids=lambda t: t[:40])
+def test_dangerous_strings_rejected_without_evaluation(text, no_eval):
+    with pytest.raises(InputError):
+        parse_expression(text)
+    assert no_eval == []
+
+
+def test_valid_parse_uses_no_eval(no_eval):
+    e = parse_expression("Piecewise((Max(1 - exp(eps/2 - 1), 0), eps < 2), (Phi(-eps) * 1e-5, True))")
+    assert e.has(sympy.Piecewise) and no_eval == []
