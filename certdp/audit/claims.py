@@ -1,0 +1,174 @@
+"""Claims files: TOML documents listing published privacy claims.
+
+Each ``[[claim]]`` table has ``id`` (unique), optional ``source`` (free text),
+``mechanism`` (spec grammar; optional only for ``quantity = "mu_gdp"``),
+``kind`` and the kind's fields:
+
+=========  ===================================================================
+kind       fields
+=========  ===================================================================
+dp         eps, delta — the mechanism satisfies (ε, δ)-DP
+not_dp     eps, delta — it does not
+gdp        mu, optional residual — μ-GDP (except residual η)
+prdp       eps, delta — (ε, δ)-probabilistic DP (seed 004 Def 2.2)
+not_prdp   eps, delta
+value      quantity (eps | delta | mu | mu_gdp), at (table of the other
+           parameters), reported (decimal string as printed), optional
+           rounding (nearest | up | down | truncate; default nearest)
+=========  ===================================================================
+
+``quantity = "mu_gdp"`` is the μ of the Gaussian mechanism that is exactly
+(ε, δ)-DP (seed 003 Table 3); it needs ``at = {eps, delta}`` and no mechanism.
+Numbers are exact decimal strings (or TOML integers).  A malformed file raises
+:class:`InputError` naming the claim id and the field.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+from certdp.errors import InputError
+from certdp.numerics.exact import exact
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KINDS = ("dp", "not_dp", "gdp", "prdp", "not_prdp", "value")
+QUANTITIES = ("eps", "delta", "mu", "mu_gdp")
+ROUNDINGS = ("nearest", "up", "down", "truncate")
+_FIELDS = {
+    "dp": {"eps", "delta"},
+    "not_dp": {"eps", "delta"},
+    "prdp": {"eps", "delta"},
+    "not_prdp": {"eps", "delta"},
+    "gdp": {"mu", "residual"},
+    "value": {"quantity", "at", "reported", "rounding"},
+}
+_COMMON = {"id", "source", "mechanism", "kind", "note"}
+_REQUIRED = {"dp": {"eps", "delta"}, "not_dp": {"eps", "delta"}, "prdp": {"eps", "delta"},
+             "not_prdp": {"eps", "delta"}, "gdp": {"mu"}, "value": {"quantity", "at", "reported"}}
+_AT_NEEDS = {"eps": {"delta"}, "delta": {"eps"}, "mu": set(), "mu_gdp": {"eps", "delta"}}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One published claim, with exact numbers."""
+
+    id: str
+    kind: str
+    mechanism: str | None
+    source: str = ""
+    eps: Fraction | None = None
+    delta: Fraction | None = None
+    mu: Fraction | None = None
+    residual: Fraction | None = None
+    quantity: str | None = None
+    at: Mapping[str, Fraction] = field(default_factory=dict)
+    reported: str | None = None
+    rounding: str = "nearest"
+    note: str = ""
+
+
+def _number(value: Any, cid: str, name: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(f"claim {cid!r}, field {name!r}: expected a decimal string, got {value!r}")
+    try:
+        return exact(str(value) if isinstance(value, int) else value, name)
+    except InputError as err:
+        raise InputError(f"claim {cid!r}, field {name!r}: {err}") from None
+
+
+def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
+    cid = table.get("id")
+    if not isinstance(cid, str) or not cid.strip():
+        raise InputError(f"claim #{index + 1}: field 'id' (a non-empty string) is required")
+    kind = table.get("kind")
+    if kind not in KINDS:
+        raise InputError(f"claim {cid!r}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+    unknown = set(table) - _COMMON - _FIELDS[kind]
+    if unknown:
+        raise InputError(f"claim {cid!r}: unknown field(s) {', '.join(sorted(unknown))} for kind {kind!r}")
+    missing = _REQUIRED[kind] - set(table)
+    if missing:
+        raise InputError(f"claim {cid!r}: missing field(s) {', '.join(sorted(missing))}")
+    mech = table.get("mechanism")
+    if mech is not None and not isinstance(mech, str):
+        raise InputError(f"claim {cid!r}, field 'mechanism': expected a spec string")
+    for text_field in ("source", "note"):
+        if text_field in table and not isinstance(table[text_field], str):
+            raise InputError(f"claim {cid!r}, field {text_field!r}: expected a string")
+    values: dict[str, Any] = {}
+    for name in ("eps", "delta", "mu", "residual"):
+        if name in table:
+            values[name] = _number(table[name], cid, name)
+    if kind == "value":
+        q = table["quantity"]
+        if q not in QUANTITIES:
+            raise InputError(f"claim {cid!r}, field 'quantity': expected one of {', '.join(QUANTITIES)}, got {q!r}")
+        at = table["at"]
+        if not isinstance(at, Mapping):
+            raise InputError(f"claim {cid!r}, field 'at': expected a table like {{ delta = \"1e-5\" }}")
+        bad = set(at) - {"eps", "delta"}
+        if bad or set(at) != _AT_NEEDS[q]:
+            raise InputError(f"claim {cid!r}, field 'at': quantity {q!r} needs exactly {sorted(_AT_NEEDS[q])}, got {sorted(at)}")
+        values["at"] = {k: _number(v, cid, f"at.{k}") for k, v in at.items()}
+        rep = table["reported"]
+        if not isinstance(rep, str):
+            raise InputError(f"claim {cid!r}, field 'reported': expected the printed decimal as a string")
+        _number(rep, cid, "reported")
+        values["reported"] = rep.strip()
+        values["quantity"] = q
+        r = table.get("rounding", "nearest")
+        if r not in ROUNDINGS:
+            raise InputError(f"claim {cid!r}, field 'rounding': expected one of {', '.join(ROUNDINGS)}, got {r!r}")
+        values["rounding"] = r
+        if q == "mu_gdp":
+            if mech is not None:
+                raise InputError(f"claim {cid!r}: quantity 'mu_gdp' takes no mechanism")
+        elif mech is None:
+            raise InputError(f"claim {cid!r}: field 'mechanism' is required")
+    elif mech is None:
+        raise InputError(f"claim {cid!r}: field 'mechanism' is required")
+    if "delta" in values and not 0 <= values["delta"] < 1:
+        raise InputError(f"claim {cid!r}, field 'delta': must lie in [0, 1)")
+    if "eps" in values and values["eps"] < 0:
+        raise InputError(f"claim {cid!r}, field 'eps': must be >= 0")
+    if "mu" in values and values["mu"] <= 0:
+        raise InputError(f"claim {cid!r}, field 'mu': must be positive")
+    return Claim(id=cid, kind=kind, mechanism=mech, source=table.get("source", ""),
+                 note=table.get("note", ""), **values)
+
+
+def parse_claims(text: str) -> list[Claim]:
+    """Parse a claims document (TOML text)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"claims file is not valid TOML: {err}") from None
+    unknown = set(doc) - {"claim"}
+    if unknown:
+        raise InputError(f"claims file: unknown top-level key(s) {', '.join(sorted(unknown))}")
+    tables = doc.get("claim")
+    if not isinstance(tables, list) or not tables:
+        raise InputError("claims file: no [[claim]] tables")
+    claims = [parse_claim(t, i) for i, t in enumerate(tables)]
+    seen: set[str] = set()
+    for c in claims:
+        if c.id in seen:
+            raise InputError(f"claim {c.id!r}: duplicate id")
+        seen.add(c.id)
+    return claims
+
+
+def load_claims(path: str) -> list[Claim]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise InputError(f"cannot read claims file {path}: {err.strerror}") from None
+    return parse_claims(text)

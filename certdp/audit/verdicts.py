@@ -1,0 +1,195 @@
+"""Turn each claim into a certified verdict.
+
+* ``dp``/``not_dp``: certified δ_M(ε) against the claimed δ.
+* ``gdp``: exact μ for Gaussian mechanisms, else the certified GDPT
+  measurement (μ⁺ proves, a witness μ⁻ refutes; the residual/tail is part of
+  the verdict).
+* ``value``: the certified enclosure of the quantity against the interval
+  the printed digits stand for; plus whether the printed number is a *valid
+  guarantee* (ε or δ or μ not below the truth; for ``mu_gdp``: a Gaussian
+  mechanism with the printed μ satisfies (ε, δ)-DP, i.e. printed <= truth).
+* ``prdp``/``not_prdp`` need a finite mechanism table: UNSUPPORTED here.
+
+CONFIRMED / REFUTED only on certified comparisons; INCONCLUSIVE when the
+enclosure straddles; UNSUPPORTED when no certified analysis applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from certdp.audit.claims import Claim
+from certdp.errors import CertdpError
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import fraction_to_str, parse_decimal
+
+CONFIRMED, REFUTED, INCONCLUSIVE, UNSUPPORTED = "CONFIRMED", "REFUTED", "INCONCLUSIVE", "UNSUPPORTED"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The audit outcome of one claim."""
+
+    id: str
+    verdict: str
+    enclosure: Enclosure | None
+    valid_guarantee: bool | None
+    detail: str
+    method: str = ""
+    printed: str | None = None
+    certificate: dict | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "verdict": self.verdict,
+            "enclosure": None if self.enclosure is None else self.enclosure.to_json(),
+            "valid_guarantee": self.valid_guarantee,
+            "detail": self.detail,
+            "method": self.method,
+        }
+
+
+def printed_interval(reported: str, rounding: str) -> tuple[Fraction, Fraction]:
+    """The reals a printed decimal stands for: ``"5.28"`` nearest → [5.275, 5.285];
+    up (printed is a ceiling) → [5.27, 5.28]; down/truncate → [5.28, 5.29]."""
+    value = parse_decimal(reported)
+    mantissa = reported.lower().split("e")[0]
+    exp10 = int(reported.lower().split("e")[1]) if "e" in reported.lower() else 0
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    ulp = Fraction(1, 10**decimals) * Fraction(10) ** exp10
+    if rounding == "nearest":
+        return value - ulp / 2, value + ulp / 2
+    if rounding == "up":
+        return value - ulp, value
+    return value, value + ulp
+
+
+def _hi_le(enc: Enclosure, bound: Fraction) -> bool:
+    b = Enclosure.exact(bound)
+    return bool(enc.hi <= b.lo)
+
+
+def _compare(enc: Enclosure, bound: Fraction) -> int:
+    """-1 if enc <= bound certainly, +1 if enc > bound certainly, 0 undecided."""
+    if enc.certainly_less_than(bound) or _hi_le(enc, bound):
+        return -1
+    if enc.certainly_greater_than(bound):
+        return 1
+    return 0
+
+
+def _mech(claim: Claim):
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    return parse_spec(claim.mechanism)
+
+
+def _dp(claim: Claim) -> Verdict:
+    from certdp.routing import delta_of  # noqa: PLC0415
+
+    ans = delta_of(_mech(claim), claim.eps)
+    c = _compare(ans.enclosure, claim.delta)
+    holds = None if c == 0 else c < 0
+    eps_s, delta_s = fraction_to_str(claim.eps), fraction_to_str(claim.delta)
+    if holds is None:
+        detail = f"δ({eps_s}) ∈ {ans.enclosure} straddles δ = {delta_s}"
+    elif holds:
+        detail = f"δ({eps_s}) ≤ {ans.enclosure.hi_str(8)} ≤ {delta_s}"
+    else:
+        detail = f"witness: at ε = {eps_s}, δ ≥ {ans.enclosure.lo_str(8)} > {delta_s}"
+    if claim.kind == "dp":
+        verdict = INCONCLUSIVE if holds is None else (CONFIRMED if holds else REFUTED)
+        return Verdict(claim.id, verdict, ans.enclosure, holds, detail, ans.method)
+    # a negative claim promises nothing, so "valid guarantee" does not apply
+    verdict = INCONCLUSIVE if holds is None else (REFUTED if holds else CONFIRMED)
+    return Verdict(claim.id, verdict, ans.enclosure, None, detail, ans.method)
+
+
+def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
+    from certdp.routing import gdp_mu_of  # noqa: PLC0415
+
+    ans, measurement = gdp_mu_of(_mech(claim))
+    enc = ans.enclosure
+    mu_s = fraction_to_str(claim.mu)
+    cert = measurement.certificate() if (measurement is not None and want_certificate) else None
+    if enc.certainly_greater_than(claim.mu):
+        return Verdict(claim.id, REFUTED, enc, False,
+                       f"certified GDPT exceeds {mu_s} (μ ≥ {enc.lo_str(8)})", ans.method, certificate=cert)
+    if not (enc.hi <= Enclosure.exact(claim.mu).lo):
+        return Verdict(claim.id, INCONCLUSIVE, enc, None, f"μ ∈ {enc} straddles {mu_s}", ans.method)
+    if measurement is None or measurement.tail.kind == "zero":
+        return Verdict(claim.id, CONFIRMED, enc, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s}", ans.method, certificate=cert)
+    if measurement.strict_mu_at_least is not None and measurement.strict_mu_at_least.certainly_greater_than(claim.mu):
+        return Verdict(claim.id, REFUTED, enc, False,
+                       f"the tail limit forces μ ≥ {measurement.strict_mu_at_least.lo_str(8)} > {mu_s}", ans.method)
+    eta = measurement.residual
+    allowed = claim.residual if claim.residual is not None else Fraction(0)
+    if eta.hi <= Enclosure.exact(allowed).lo and claim.residual is not None:
+        return Verdict(claim.id, CONFIRMED, enc, True,
+                       f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} except residual ≤ {eta.hi_str(4)}", ans.method, certificate=cert)
+    return Verdict(claim.id, INCONCLUSIVE, enc, None,
+                   f"head μ ≤ {enc.hi_str(8)} ≤ {mu_s} but only except residual {eta.hi_str(4)} "
+                   f"(tail {measurement.tail.kind}); the claim states no residual", ans.method, certificate=cert)
+
+
+def _value(claim: Claim) -> Verdict:
+    q = claim.quantity
+    if q == "mu_gdp":
+        from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
+
+        enc = mu_from_eps_delta(claim.at["eps"], claim.at["delta"])
+        method = "μ_GDP(ε, δ) root of δ_μ(ε) = δ"
+    else:
+        from certdp import routing  # noqa: PLC0415
+
+        mech = _mech(claim)
+        if q == "eps":
+            ans = routing.eps_of(mech, claim.at["delta"])
+        elif q == "delta":
+            ans = routing.delta_of(mech, claim.at["eps"])
+        else:
+            ans, _ = routing.gdp_mu_of(mech)
+        enc, method = ans.enclosure, ans.method
+    lo, hi = printed_interval(claim.reported, claim.rounding)
+    reported = parse_decimal(claim.reported)
+    inside = bool(enc.lo >= Enclosure.exact(lo).hi and enc.hi <= Enclosure.exact(hi).lo)
+    disjoint = enc.certainly_less_than(lo) or enc.certainly_greater_than(hi)
+    verdict = CONFIRMED if inside else (REFUTED if disjoint else INCONCLUSIVE)
+    # valid guarantee: printed >= truth (eps, delta, mu), printed <= truth (mu_gdp)
+    if q == "mu_gdp":
+        if enc.lo >= Enclosure.exact(reported).hi:
+            valid: bool | None = True
+        else:
+            valid = False if enc.certainly_less_than(reported) else None
+    else:
+        c = _compare(enc, reported)
+        valid = None if c == 0 else c < 0
+    detail = f"{q} ∈ {enc}; printed {claim.reported} ({claim.rounding}) stands for [{_s(lo)}, {_s(hi)}]"
+    return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported)
+
+
+def _s(q: Fraction) -> str:
+    """Exact decimal when q has one (denominator 2^a 5^b), else the fraction."""
+    from certdp.mechanisms.spec import format_number  # noqa: PLC0415
+
+    return format_number(q)
+
+
+def audit_claim(claim: Claim, want_certificate: bool = False) -> Verdict:
+    """Certified verdict for one claim (never raises on analysis limits:
+    those become INCONCLUSIVE/UNSUPPORTED with the reason)."""
+    try:
+        if claim.kind in ("dp", "not_dp"):
+            return _dp(claim)
+        if claim.kind == "gdp":
+            return _gdp(claim, want_certificate)
+        if claim.kind == "value":
+            return _value(claim)
+        return Verdict(claim.id, UNSUPPORTED, None, None,
+                       f"kind {claim.kind!r} needs a finite mechanism table; use `certdp prdp check`")
+    except CertdpError as err:
+        kind = UNSUPPORTED if "not supported" in str(err) or "no closed form" in str(err) or "no dominating pair" in str(err) else INCONCLUSIVE
+        return Verdict(claim.id, kind, None, None, str(err))
