@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "certdp.cli.mechanisms",
     "certdp.cli.prdp",
     "certdp.cli.identify",
+    "certdp.cli.audit",
 ]
 
 
