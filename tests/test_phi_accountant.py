@@ -252,9 +252,52 @@ def test_exp2_exact_and_integral_agree_with_mpmath():
         assert a.contains(ref) and b.contains(ref)
 
 
-def test_laplace_without_gaussian_refused():
+def _mp_lap_D1(z, lam):
+    """E[(1 − e^{z−L})⁺] for one Laplace pair (scale lam), by mpmath quadrature
+    over the output o of Lap(0, lam) (seed 002 Lemma 33's loss L(o))."""
+    a = 1 / lam
+    tot = max(1 - mp.exp(z - a), 0) / 2 + mp.exp(-a) * max(1 - mp.exp(z + a), 0) / 2
+    ocut = min(max((1 - lam * z) / 2, 0), 1)  # L(o) = (1−2o)/lam > z  iff  o < ocut
+    if ocut > 0:
+        tot += mp.quad(lambda o: mp.exp(-o / lam) / (2 * lam) * (1 - mp.exp(z - (1 - 2 * o) / lam)),
+                       [0, ocut])
+    return tot
+
+
+@pytest.mark.parametrize("lam,eps", [(1, "0.3"), (Fraction(1, 2), 1), (2, 0), (1, 2)])
+def test_single_laplace_closed_form(lam, eps):
+    d = PhiAccountant().compose(LaplacePair(lam)).delta(eps)
+    a = 1 / mp_frac(Fraction(lam))
+    assert d.contains(max(1 - mp.exp((mp_frac(Fraction(eps)) - a) / 2), 0))
+
+
+def test_laplace_plus_rr_exact_route():
+    acc = PhiAccountant().compose(LaplacePair(Fraction(3, 2))).compose(RandomizedResponse(p=Fraction(2, 3)), 3)
+    ell = mp.log(2)
+    for eps in (Fraction(0), Fraction(1, 2), Fraction(2)):
+        ref = sum(mp.binomial(3, j) * (mp.mpf(2) / 3) ** (3 - j) * (mp.mpf(1) / 3) ** j
+                  * _mp_lap_D1(mp_frac(eps) - (3 - 2 * j) * ell, mp.mpf(3) / 2) for j in range(4))
+        assert acc.delta(eps).contains(ref)
+
+
+def test_two_laplace_nested_quadrature():
+    old = mp.mp.dps
+    mp.mp.dps = 45
+    try:
+        lam1, lam2, x = mp.mpf(1), mp.mpf(2), mp.mpf("0.2")
+        a1 = 1 / lam1
+        ref = (_mp_lap_D1(x - a1, lam2) / 2 + mp.exp(-a1) * _mp_lap_D1(x + a1, lam2) / 2)
+        bps = sorted({min(max((1 - lam1 * (x - c)) / 2, 0), 1) for c in (1 / lam2, -1 / lam2)} | {0, 1})
+        ref += mp.quad(lambda o: mp.exp(-o / lam1) / (2 * lam1) * _mp_lap_D1(x - (1 - 2 * o) / lam1, lam2), bps)
+        d = PhiAccountant().compose(LaplacePair(1)).compose(LaplacePair(2)).delta("0.2")
+        assert d.contains(ref)
+    finally:
+        mp.mp.dps = old
+
+
+def test_large_laplace_only_composition_refused():
     with pytest.raises(InputError):
-        PhiAccountant().compose(LaplacePair(1)).delta(1)
+        PhiAccountant().compose(LaplacePair(1), 200).delta(1)
 
 
 def test_bad_inputs():
