@@ -145,12 +145,16 @@ def identify(mechanism_or_profile: Any) -> Identification:
     """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
 
     Seed 000 Thm 4.4: limsup G_δ = √L with L = limsup ε²/(−2 log δ(ε)); the
-    mechanism is GDP iff L < ∞ (Thm 4.3).
+    mechanism is GDP iff L < ∞ (Thm 4.3).  A Mechanism is analysed through
+    ``profile()``; when that is only an upper bound on the true profile the
+    verdict is about the bound (L is then an upper bound on the true tail).
     """
     t0 = time.perf_counter()
     if hasattr(mechanism_or_profile, "profile") and callable(mechanism_or_profile.profile):
         expr = mechanism_or_profile.profile()
-        source = f"mechanism {mechanism_or_profile!r}"
+        source = (f"mechanism {mechanism_or_profile!r} (its profile() is analysed; where profile() is an "
+                  f"upper bound on the true profile, e.g. subsample/clip_reify/trade-off mechanisms, L bounds "
+                  f"the mechanism's tail from above and not_gdp means the stated guarantee implies no GDP)")
     else:
         expr = mechanism_or_profile
         source = "profile"

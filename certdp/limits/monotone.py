@@ -88,7 +88,9 @@ def erfc_pair_data(t1: sympy.Expr, t2: sympy.Expr, eps: sympy.Symbol):
     except Undecided:
         return None
     (c1, F1, x1), (c2, F2, x2) = a, b
-    d = sympy.simplify(x2 - x1)
+    d = sympy.expand(x2 - x1)
+    if eps in d.free_symbols:
+        d = sympy.simplify(d)
     if eps in d.free_symbols:
         return None
     logF = sum((sympy.expand_log(sympy.log(f), force=True) for f in F2), sympy.Integer(0)) - \
@@ -98,7 +100,9 @@ def erfc_pair_data(t1: sympy.Expr, t2: sympy.Expr, eps: sympy.Symbol):
         D = sympy.simplify(D)
     if eps in D.free_symbols:
         return None
-    kappa = sympy.simplify(c2 * sympy.exp(D) / c1)
+    kappa = c2 * sympy.exp(D) / c1
+    if not kappa.is_Number:
+        kappa = sympy.simplify(kappa)
     return c1, F1, x1, c2, F2, x2, d, D, kappa
 
 
