@@ -63,7 +63,7 @@ from itertools import product as cartesian
 from typing import Iterable
 
 import sympy
-from flint import acb, arb, ctx
+from flint import acb, arb
 
 from certdp.accountants.base import Accountant, RELATIONS, Relation, check_count, check_eps
 from certdp.accountants.pairs import (
@@ -76,7 +76,7 @@ from certdp.accountants.pairs import (
     RandomizedResponse,
 )
 from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.gdp import delta_mu_ball
 

@@ -11,61 +11,15 @@ characteristic-function accountant (:mod:`certdp.accountants.phi`) is used.
 from __future__ import annotations
 
 import argparse
-import re
-from fractions import Fraction
 
-from certdp.accountants.pairs import (
-    ApproxDPPair,
-    GaussianPair,
-    LaplacePair,
-    RandomizedResponse,
-)
 from certdp.accountants.phi import PhiAccountant, to_pair
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.errors import InputError
-from certdp.numerics.exact import exact
-
-_SPEC = re.compile(r"^\s*([a-z_]+)\s*\((.*)\)\s*$")
-
-
-def _minimal_spec(text: str) -> object:
-    """Fallback parser ``name(key=value, ...)`` (exact numbers only, no eval)."""
-    m = _SPEC.match(text)
-    if not m:
-        raise InputError(f"cannot parse mechanism spec {text!r}; expected name(key=value, ...)")
-    name, body = m.group(1), m.group(2).strip()
-    kw: dict[str, Fraction] = {}
-    if body:
-        for item in body.split(","):
-            if "=" not in item:
-                raise InputError(f"mechanism spec {text!r}: expected key=value, got {item!r}")
-            key, value = (t.strip() for t in item.split("=", 1))
-            kw[key] = exact(value, f"{name}: {key}")
-    sens = kw.pop("sensitivity", Fraction(1))
-    try:
-        if name == "gaussian" and set(kw) == {"sigma"}:
-            return GaussianPair(kw["sigma"] / sens)
-        if name == "gaussian_dp" and set(kw) == {"mu"}:
-            return GaussianPair(1 / kw["mu"])
-        if name == "laplace" and set(kw) == {"scale"}:
-            return LaplacePair(kw["scale"] / sens)
-        if name == "randomized_response" and set(kw) == {"p"}:
-            return RandomizedResponse(p=kw["p"])
-        if name == "pure_dp" and set(kw) == {"eps"}:
-            return RandomizedResponse(eps0=kw["eps"])
-        if name == "approx_dp" and set(kw) == {"eps", "delta"}:
-            return ApproxDPPair(kw["eps"], kw["delta"])
-    except ZeroDivisionError:
-        raise InputError(f"mechanism spec {text!r}: division by zero") from None
-    raise InputError(f"the accountant does not know mechanism spec {text!r}")
-
 
 def parse_mechanism(text: str) -> object:
-    """A dominating pair for the spec ``text`` (catalog parser if available)."""
-    try:
-        from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-    except ImportError:
-        return _minimal_spec(text)
+    """The dominating pair of the catalog mechanism spec ``text``."""
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
     return to_pair(parse_spec(text))
 
 
@@ -99,8 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "delta(eps) or of the smallest eps with delta(eps) <= delta.",
     )
     p.add_argument("--mechanism", action=_MechanismAction, metavar="SPEC", dest="mechanism",
-                   help='e.g. "gaussian(sigma=5)", "laplace(scale=2)", '
-                        '"randomized_response(p=0.52)", "pure_dp(eps=0.2)"')
+                   help='catalog spec: gaussian(sigma, sensitivity), gaussian_dp(mu), '
+                        'laplace(scale, sensitivity), randomized_response(p), pure_dp(eps), '
+                        'approx_dp(eps, delta); e.g. "gaussian(sigma=5)"')
     p.add_argument("--times", action=_TimesAction, metavar="K", dest="times",
                    help="compose the preceding --mechanism K times (default 1)")
     target = p.add_mutually_exclusive_group(required=True)
