@@ -409,11 +409,13 @@ class DiscretePLD:
             eh = h.exp()
             w = (-(self.offset + n - 1) * h).exp()  # e^{-y_{n-1}}
             for k in range(n - 1, -1, -1):
-                Ms[k] = to_ball(acc_m) * scale
+                Ms[k] = arb(fmpz(acc_m)) * scale
                 M_units[k] = acc_m
                 Ss[k] = acc_s * scale
-                acc_m += int(cs[k])
-                acc_s += int(cs[k]) * w
+                c = int(cs[k])
+                if c:
+                    acc_m += c
+                    acc_s += c * w
                 w = w * eh
         return Ms, Ss, M_units
 

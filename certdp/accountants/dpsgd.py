@@ -1,0 +1,161 @@
+"""Certified privacy of DP-SGD (Poisson-subsampled Gaussian, T steps).
+
+``dpsgd(noise=σ, rate=q, steps=T, delta=δ)`` returns a certified enclosure of
+ε(δ) (or of δ(ε) with ``eps=``) from the certified PLD accountant
+(:mod:`certdp.accountants.pld`), and with ``mu=True`` a certified GDP report
+(:mod:`certdp.tradeoff`): μ with its residual ("μ-GDP except η"), the regret
+of the reported μ, the advantage, and the exact tail bound
+
+    strict μ >= √T/σ
+
+(seed 000 Thm 4.4 and §5.3: the T-fold Poisson-subsampled Gaussian has tail
+GDP parameter √T/σ whatever the sampling rate, so no μ below it is a strict
+GDP guarantee; the PLD-derived μ holds only up to the residual η).
+
+:func:`calibrate_noise` finds the smallest σ on a grid of step ``resolution``
+whose certified ε upper bound meets a target.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb
+
+from certdp.accountants.pld import PLDAccountant, SubsampledGaussian
+from certdp.errors import InputError
+from certdp.numerics.ball import working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+
+#: Default loss-grid step (dyadic, ≈ 1e-3).
+DEFAULT_H = Fraction(1, 1024)
+
+
+@dataclass(frozen=True)
+class DPSGDResult:
+    """Certified DP-SGD privacy: exactly one of ``eps`` / ``delta`` is the answer."""
+
+    noise: Fraction
+    rate: Fraction
+    steps: int
+    eps: Enclosure | None = None
+    delta: Enclosure | None = None
+    mu: Enclosure | None = None
+    residual: Enclosure | None = None
+    regret: Enclosure | None = None
+    advantage: Enclosure | None = None
+    strict_mu_at_least: Enclosure | None = None
+    seconds: float = 0.0
+    settings: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out: dict = {
+            "noise": str(self.noise), "sample_rate": str(self.rate), "steps": self.steps,
+        }
+        for key in ("eps", "delta", "mu", "residual", "strict_mu_at_least", "regret", "advantage"):
+            v = getattr(self, key)
+            if v is not None:
+                out[key] = v
+        out["accountant"] = {"name": "pld", **self.settings}
+        return out
+
+
+def strict_mu_lower(noise: object, steps: int) -> Enclosure:
+    """Enclosure of √T/σ, the tail GDP parameter (seed 000 Thm 4.4, §5.3)."""
+    s = exact(noise, "noise")
+    with working_precision(256):
+        return Enclosure.from_ball((arb(steps) / (arb(s.numerator) / s.denominator) ** 2).sqrt())
+
+
+def _check(noise: object, rate: object, steps: object) -> tuple[Fraction, Fraction, int]:
+    s = exact(noise, "noise")
+    q = exact(rate, "sample rate")
+    if s <= 0:
+        raise InputError(f"noise multiplier must be > 0, got {noise!r}")
+    if not 0 < q <= 1:
+        raise InputError(f"sample rate must satisfy 0 < q <= 1, got {rate!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise InputError(f"steps must be a positive integer, got {steps!r}")
+    return s, q, steps
+
+
+def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps: object = None,
+          mu: bool = False, h: object = DEFAULT_H, tau: object = Fraction(1, 10**14),
+          residual: object = Fraction(1, 10**10), regret: bool = True) -> DPSGDResult:
+    """Certified (ε or δ) for DP-SGD with noise multiplier σ, Poisson rate q, T steps.
+
+    Give exactly one of ``delta`` (→ ε enclosure) or ``eps`` (→ δ enclosure);
+    ``mu=True`` adds the certified GDP report.
+    """
+    s, q, T = _check(noise, rate, steps)
+    if (delta is None) == (eps is None):
+        raise InputError("give exactly one of delta= or eps=")
+    t0 = time.perf_counter()
+    acc = PLDAccountant(h=h, tau=tau).compose(SubsampledGaussian(s, q), T)
+    kw: dict = {}
+    if delta is not None:
+        kw["eps"] = acc.epsilon(delta)
+    else:
+        kw["delta"] = acc.delta(eps)
+    if mu:
+        from certdp.tradeoff import gdp_report  # noqa: PLC0415
+
+        rep = gdp_report(acc, residual=residual, regret=regret)
+        kw.update(mu=rep.mu, residual=rep.residual, regret=rep.regret,
+                  advantage=rep.advantage, strict_mu_at_least=strict_mu_lower(s, T))
+    settings = {"h": str(acc.h), "tau": str(acc.tau), "bits": acc._compute()["bits"]}
+    return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, **kw)
+
+
+def calibrate_noise(rate: object, steps: int, *, eps: object, delta: object,
+                    resolution: object = Fraction(1, 100), h: object = DEFAULT_H,
+                    lo: object = None, hi: object = None) -> tuple[Fraction, Enclosure]:
+    """Smallest σ on the grid resolution·Z (within [lo, hi]) whose certified ε
+    upper bound at ``delta`` is <= ``eps``.  Returns (σ, its ε enclosure).
+
+    ε(σ) is non-increasing in σ (a larger σ is a post-processing: add noise),
+    so a bisection over the grid is sound; σ − resolution is certified to fail
+    only when its ε enclosure lies above the target (else it is reported as
+    undecided in the message of the returned enclosure's caller).
+    """
+    q = exact(rate, "sample rate")
+    target = exact(eps, "eps")
+    res = exact(resolution, "resolution")
+    if res <= 0:
+        raise InputError(f"resolution must be > 0, got {resolution!r}")
+
+    def eps_of(sig: Fraction) -> Enclosure:
+        _check(sig, q, steps)
+        return PLDAccountant(h=h).compose(SubsampledGaussian(sig, q), steps).epsilon(delta)
+
+    def ok(sig: Fraction) -> bool:
+        return eps_of(sig).certainly_less_than(target) or eps_of(sig).hi <= _ball(target)
+
+    a = exact(lo, "lo") if lo is not None else res
+    b = exact(hi, "hi") if hi is not None else Fraction(1)
+    while not ok(b):
+        b *= 2
+        if b > 10**6:
+            raise InputError("no noise multiplier up to 1e6 meets the target")
+    ka = max(1, math.floor(a / res))
+    kb = math.ceil(b / res)
+    if ok(ka * res):
+        return ka * res, eps_of(ka * res)
+    while kb - ka > 1:
+        m = (ka + kb) // 2
+        if ok(m * res):
+            kb = m
+        else:
+            ka = m
+    return kb * res, eps_of(kb * res)
+
+
+def _ball(x: Fraction) -> arb:
+    from certdp.numerics.ball import to_ball  # noqa: PLC0415
+
+    with working_precision(256):
+        return to_ball(x)

@@ -1,0 +1,595 @@
+"""Certified f-DP reporting from certified PLDs: μ*, residual, regret, advantage.
+
+Seed 003 (Thm A.10, Alg. 2, eqs. 8, 21, 23) computes the trade-off curve of a
+discrete PLD, the tight GDP parameter μ* = max_i Φ⁻¹(1−α_i) − Φ⁻¹(β_i) over
+its breakpoints, and the regret Δ.  certdp does the same with certified
+upper/lower PLDs (:mod:`certdp.accountants.pld`) and says exactly what is
+proved.
+
+Notation, one neighbouring relation at a time.  The upper PLD ν (masses
+m_k at y_k, plus m_∞) gives the certified profile bound
+D(γ) = F_{log γ}(ν) >= δ(log γ), which on [e^{y_k}, e^{y_{k+1}}] equals
+M_k − γ S_k with M_k = ν((y_k, ∞]) and S_k = Σ_{j>k} m_j e^{−y_j}.  The
+breakpoints of the trade-off curve of ν are (α_k, β_k) = (S_k, 1 − M_k)
+(seed 003 Thm A.10).
+
+* **μ with residual.**  For every k, δ_μ(γ) >= 1 − f_μ(S_k) − γ S_k, so
+  f_μ(α_k) <= β_k, i.e. μ >= Φ⁻¹(M_k) − Φ⁻¹(S_k) (eq. 21 with
+  Φ⁻¹(1−p) = −Φ⁻¹(p)), proves δ_μ >= M_k − γ S_k for all γ.  Checking every
+  segment that meets ε ∈ [0, y_c] proves δ(ε) <= δ_μ(ε) there; beyond y_c,
+  δ(ε) <= D(e^{y_c}) <= M_c.  Hence the certified statement
+
+      δ(ε) <= δ_μ(ε) + η   for all ε >= 0, both relations,   η = max_r M_c,
+
+  ("μ-GDP except η", DESIGN.md).  y_c is the first support point whose
+  upper mass M_c is <= the requested residual.  μ.hi is the reported μ.
+  μ.lo: for μ < μ.lo the lower PLD shows δ(ε_j) > δ_μ(ε_j) + η at a point, so
+  no μ below μ.lo is "μ-GDP except η".  The strict GDP parameter can be far
+  larger (seed 000 Thm 4.4: Poisson-subsampled Gaussian has tail μ = √T/σ).
+* **Regret** Δ(f, f_μ) = inf{κ >= 0 : f(α+κ) − κ <= f_μ(α) ∀α} (eq. 6/23)
+  of the reported μ = μ.hi against the mechanism's true trade-off curve f
+  (the symmetric curve of the max-over-relations profile).  Upper bound:
+  cell argument with f <= f_U from the lower PLDs (f(x) <= sup_γ 1 − δ_L(γ) − γx);
+  lower bound: a witness α with f_L(α+κ) − κ > f_μ(α), f_L from the upper PLDs.
+* **Advantage** η(f) = max_α 1 − α − f(α) (eq. 8) = δ(0) (take the line of
+  slope −1); enclosure from the PLDs.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+from certdp.numerics.normal import Phi_ball, Phi_inv_ball
+
+PREC = 128
+
+
+def _phi_inv_small(p: arb) -> arb:
+    """Φ⁻¹(p) for a ball p in (0, 1) (argument of erfcinv kept away from 2)."""
+    if p < 0.5:
+        return Phi_inv_ball(p)
+    return -Phi_inv_ball(1 - p)
+
+
+def phi_inv_upper(p: arb) -> arb:
+    """An exact upper bound of Φ⁻¹(p) for a ball p ⊂ (0,1): a float guess z
+    (search only) is certified by Φ(z) >= p.upper(); fallback: Φ⁻¹ in balls."""
+    from scipy.special import ndtri  # noqa: PLC0415
+
+    pf = float(p.mid())
+    if 0 < pf < 1:
+        z = float(ndtri(pf))
+        z += 1e-12 * max(1.0, abs(z))
+        zb = arb(z)
+        with working_precision(64):
+            ok = Phi_ball(zb) >= p
+        if ok:
+            return zb
+    return upper_bound(_phi_inv_small(p))
+
+
+def phi_inv_lower(p: arb) -> arb:
+    """An exact lower bound of Φ⁻¹(p): certified by Φ(z) <= p.lower()."""
+    from scipy.special import ndtri  # noqa: PLC0415
+
+    pf = float(p.mid())
+    if 0 < pf < 1:
+        z = float(ndtri(pf))
+        z -= 1e-12 * max(1.0, abs(z))
+        zb = arb(z)
+        with working_precision(64):
+            ok = Phi_ball(zb) <= p
+        if ok:
+            return zb
+    return lower_bound(_phi_inv_small(p))
+
+
+def f_mu_ball(mu: arb, alpha: arb) -> arb:
+    """f_μ(α) = Φ(Φ⁻¹(1−α) − μ) = Φ(−Φ⁻¹(α) − μ)."""
+    if alpha <= 0:
+        return arb(1)
+    if alpha >= 1:
+        return arb(0)
+    return Phi_ball(-_phi_inv_small(alpha) - mu)
+
+
+class _Grid:
+    """The support points y_k = (offset + k) h as exact Fractions, on demand."""
+
+    def __init__(self, offset: int, h: Fraction, n: int) -> None:
+        self.offset, self.h, self.n = offset, h, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k: int) -> Fraction:
+        if not 0 <= k < self.n:
+            raise IndexError(k)
+        return (self.offset + k) * self.h
+
+
+@dataclass
+class _Profile:
+    """Cumulative data of one composed PLD: support y_k (exact Fractions),
+    M_k (exact units and balls) and S_k (balls), k = 0..n−1, for masses
+    strictly above y_k."""
+
+    ys: _Grid
+    M_units: list[int]
+    M: list[arb]
+    S: list[arb]
+    bits: int
+
+    offset: int = 0
+    h: Fraction = Fraction(1)
+    M_all: arb = arb(0)  # all mass (finite atoms + ∞)
+    S_all: arb = arb(0)  # Σ m_k e^{−y_k} over all finite atoms
+    M_inf: arb = arb(0)  # the atom at +∞
+
+    @classmethod
+    def of(cls, pld) -> "_Profile":
+        Ms, Ss, Mu = pld.grid_profile()
+        ys = _Grid(pld.offset, pld.h, len(Ms))
+        scale = arb(2) ** (-pld.bits)
+        m0 = int(pld.poly[0]) if pld.poly.length() else 0
+        y0 = to_ball(ys[0]) if len(ys) else arb(0)
+        M_all = to_ball(pld.total_units()) * scale
+        S_all = (Ss[0] + to_ball(m0) * scale * (-y0).exp()) if len(ys) else arb(0)
+        return cls(ys, Mu, Ms, Ss, pld.bits, pld.offset, pld.h, M_all, S_all,
+                   to_ball(pld.inf) * scale)
+
+    def index_of(self, y: Fraction) -> int | None:
+        """Index k with y_k = y (may be out of range), None if y is off-grid."""
+        q = y / self.h - self.offset
+        if q.denominator != 1:
+            return None
+        return int(q)
+
+    def first_nonneg(self) -> int:
+        """Index of the segment containing ε = 0 (largest k with y_k <= 0, or 0)."""
+        k = bisect_left(self.ys, Fraction(0))
+        if k < len(self.ys) and self.ys[k] == 0:
+            return k
+        return max(k - 1, 0)
+
+    def delta_at(self, k: int) -> arb:
+        """F at ε = y_k (ball)."""
+        return self.M[k] - to_ball(self.ys[k]).exp() * self.S[k]
+
+
+@dataclass(frozen=True)
+class GDPReport:
+    """What certdp certifies about GDP for a composed mechanism."""
+
+    mu: Enclosure
+    residual: Enclosure
+    regret: Enclosure | None
+    advantage: Enclosure
+    mu_reported: Enclosure
+
+    def to_json(self) -> dict:
+        out = {"mu": self.mu, "residual": self.residual, "advantage": self.advantage}
+        if self.regret is not None:
+            out["regret"] = self.regret
+        return out
+
+
+# ---------------------------------------------------------------------------
+# μ upper bound (certified branch and bound over breakpoints)
+# ---------------------------------------------------------------------------
+
+
+#: Branch-and-bound tolerance for μ.hi: blocks whose bound is within this of
+#: the incumbent are accepted with their (valid, slightly larger) bound.
+MU_SLACK = Fraction(1, 2**20)
+
+
+def _mu_upper_one(prof: _Profile, resid_units: int) -> tuple[arb, int]:
+    """Certified upper bound of max_{k0 <= k < c} Φ⁻¹(M_k) − Φ⁻¹(S_k) (eq. 21)
+    and the cut index c (first k >= k0 with M_k <= the residual target)."""
+    import numpy as np  # noqa: PLC0415
+    from scipy.special import ndtri  # noqa: PLC0415
+
+    n = len(prof.ys)
+    k0 = prof.first_nonneg()
+    c = k0
+    while c < n - 1 and prof.M_units[c] > resid_units:
+        c += 1
+
+    def val(k: int) -> arb:
+        M, S = prof.M[k], prof.S[k]
+        if not (M > 0 and S > 0 and M < 1 and S < 1):
+            raise PrecisionError(f"breakpoint {k} is outside (0,1)^2: M={M}, S={S}")
+        return phi_inv_upper(M) - phi_inv_lower(S)  # exact upper bound
+
+    def block_bound(k1: int, k2: int) -> arb:
+        # M_k and S_k decrease with k: on [k1, k2] the value is <= Φ⁻¹(M_k1) − Φ⁻¹(S_k2)
+        M, S = prof.M[k1], prof.S[k2]
+        if not (M > 0 and S > 0 and M < 1 and S < 1):
+            return arb("inf")
+        return phi_inv_upper(M) - phi_inv_lower(S)
+
+    if c <= k0:
+        return arb(0), c
+    # incumbent from a float estimate of the argmax (search only)
+    Mf = np.array([float(prof.M[k].mid()) for k in range(k0, c)])
+    Sf = np.array([float(prof.S[k].mid()) for k in range(k0, c)])
+    with np.errstate(all="ignore"):
+        est = ndtri(np.clip(Mf, 1e-300, 1 - 1e-16)) - ndtri(np.clip(Sf, 1e-300, 1 - 1e-16))
+    kbest = k0 + int(np.nanargmax(est))
+    best = upper_bound(val(kbest))
+    slack = to_ball(MU_SLACK)
+    accept = upper_bound(best + slack)
+    result = best
+    stack = [(k0, c - 1)]
+    while stack:
+        k1, k2 = stack.pop()
+        b = block_bound(k1, k2)
+        if b <= accept:
+            ub = upper_bound(b)
+            if ub > result:
+                result = ub
+            continue
+        if k2 - k1 <= 1:
+            for k in range(k1, k2 + 1):
+                ub = upper_bound(val(k))
+                if ub > result:
+                    result = ub
+                if ub > accept:
+                    accept = upper_bound(ub + slack)
+            continue
+        m = (k1 + k2) // 2
+        stack.append((k1, m))
+        stack.append((m + 1, k2))
+    return result, c
+
+
+def _mu_lower_one(prof_lo: _Profile, resid: arb) -> arb:
+    """Certified lower bound: max over a few points of μ_GDP(ε_j, δ_L(ε_j) − η)."""
+    from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
+
+    n = len(prof_lo.ys)
+    k0 = prof_lo.first_nonneg()
+    cand = []
+    for k in range(k0, n, max(1, (n - k0) // 400)):
+        if prof_lo.ys[k] <= 0:
+            continue
+        d = prof_lo.delta_at(k) - resid
+        df = float(d.mid())
+        if not df > 0:
+            continue
+        e = float(prof_lo.ys[k])
+        cand.append((_mu_float(e, df), k))
+    if not cand:
+        return arb(0)
+    cand.sort(reverse=True)
+    best = arb(0)
+    for _, k in cand[:3]:
+        d = lower_bound(prof_lo.delta_at(k) - resid)
+        if not d > 0 or not d < 1:
+            continue
+        from certdp.numerics.ball import dyadic_to_fraction  # noqa: PLC0415
+
+        enc = mu_from_eps_delta(prof_lo.ys[k], dyadic_to_fraction(d))
+        if enc.lo > best:
+            best = enc.lo
+    return best
+
+
+def _mu_float(eps: float, delta: float) -> float:
+    """Float μ with δ_μ(ε) = δ (search only)."""
+
+    def dmu(mu: float) -> float:
+        a = -eps / mu + mu / 2
+        b = -eps / mu - mu / 2
+        return 0.5 * math.erfc(-a / math.sqrt(2)) - math.exp(eps) * 0.5 * math.erfc(-b / math.sqrt(2))
+
+    lo, hi = 1e-6, 1.0
+    while dmu(hi) < delta and hi < 1e6:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if dmu(mid) < delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+# ---------------------------------------------------------------------------
+# trade-off bounds at a point
+# ---------------------------------------------------------------------------
+
+
+def _delta_upper_at(profs_up: list[_Profile], y: Fraction) -> arb:
+    """max_r of the upper profile at ε = y (a grid point): M − e^y S with the
+    masses strictly above y (index arithmetic on the common grid)."""
+    best: arb | None = None
+    for prof in profs_up:
+        k = prof.index_of(y)
+        if k is None:
+            continue
+        if k < 0:
+            d = prof.M_all - to_ball(y).exp() * prof.S_all
+        elif k >= len(prof.ys):
+            d = prof.M_inf
+        else:
+            d = prof.M[k] - to_ball(y).exp() * prof.S[k]
+        best = d if best is None else best.union(d).union(best) if False else _bmax(best, d)
+    assert best is not None
+    return best
+
+
+def _bmax(a: arb, b: arb) -> arb:
+    """A ball containing max(a, b) for every a, b in the balls."""
+    if a > b:
+        return a
+    if b > a:
+        return b
+    return upper_bound(a).union(upper_bound(b)).union(_lmax(a, b))
+
+
+def _lmax(a: arb, b: arb) -> arb:
+    la, lb = lower_bound(a), lower_bound(b)
+    return la if la > lb else lb
+
+
+def f_lower_at(profs_up: list[_Profile], x: arb) -> arb:
+    """Certified lower bound of f(x) (symmetric curve of the max profile):
+    f(x) >= 1 − δ(ε) − e^ε x and >= e^{−ε}(1 − δ(ε) − x) for every ε >= 0,
+    with δ <= max_r upper profile; ε chosen at the best kinks (floats)."""
+    best = arb(0)
+    for prof in profs_up:
+        n = len(prof.ys)
+        k0 = prof.first_nonneg()
+        ka = _first_index(prof.S, x, k0, n)
+        kb = _first_index(prof.M, 1 - x, k0, n)
+        for k in {ka - 1, ka, ka + 1, kb - 1, kb, kb + 1}:
+            if not (k0 <= k < n) or prof.ys[k] < 0:
+                continue
+            y = prof.ys[k]
+            d = _delta_upper_at(profs_up, y)
+            yb = to_ball(y)
+            for g in (1 - d - yb.exp() * x, (-yb).exp() * (1 - d - x)):
+                lb = lower_bound(g)
+                if lb > best:
+                    best = lb
+    return best
+
+
+def f_upper_at(profs_lo: list[_Profile], x: arb) -> arb:
+    """Certified upper bound of f(x): for each relation r,
+    f(x) <= sup_{ε>=0} max(1 − δ_L^r(ε) − e^ε x, e^{−ε}(1 − δ_L^r(ε) − x))
+    (δ >= δ_L^r), and f(x) <= 1 − x.  δ_L^r is piecewise linear in γ = e^ε
+    (kinks at the support), so each sup is at a kink located by certified
+    monotone slopes: family A has slope S_k − x on segment k, family B is
+    increasing in ε on segment k iff M_k > 1 − x."""
+    result = upper_bound(1 - x)
+    for prof in profs_lo:
+        n = len(prof.ys)
+        k0 = prof.first_nonneg()
+        vals: list[arb] = [arb(0)]
+        for arr, t, fam in ((prof.S, x, "A"), (prof.M, 1 - x, "B")):
+            ka = _first_index(arr, t, k0, n)
+            # widen until certified: arr[ka-1] > t certainly (or ka == k0),
+            # arr[kb] < t certainly (or kb == n-1)
+            while ka > k0 and not arr[ka - 1] > t:
+                ka -= 1
+            kb = max(ka, k0)
+            while kb < n - 1 and not arr[kb] < t:
+                kb += 1
+            for k in range(max(ka, k0), kb + 1):
+                if prof.ys[k] >= 0:
+                    yb = to_ball(prof.ys[k])
+                    d = prof.M[k] - yb.exp() * prof.S[k]
+                    vals.append(1 - d - yb.exp() * x if fam == "A" else (-yb).exp() * (1 - d - x))
+            # the start γ = 1 (ε = 0) on segment k0: δ_L(0) = M_k0 − S_k0 if y_k0 <= 0
+            if prof.ys[k0] <= 0:
+                d0 = prof.M[k0] - prof.S[k0]
+                vals.append(1 - d0 - x)
+            if kb == n - 1:
+                # beyond the support: δ_L = m_∞ (constant)
+                vals.append(1 - prof.M_inf if fam == "B" else 1 - prof.M_inf - x)
+        mx = upper_bound(vals[0])
+        for v in vals[1:]:
+            ub = upper_bound(v)
+            if ub > mx:
+                mx = ub
+        if mx < result:
+            result = mx
+    return result if result > 0 else arb(0)
+
+
+def _first_index(vals: list[arb], x: arb, k0: int, n: int) -> int:
+    """First k >= k0 with vals[k] <= x for decreasing vals (float bisection; a
+    search hint only — callers certify the neighbourhood)."""
+    xf = float(x.mid())
+    lo, hi = k0, n - 1
+    while lo < hi:
+        m = (lo + hi) // 2
+        if float(vals[m].mid()) > xf:
+            lo = m + 1
+        else:
+            hi = m
+    return lo
+
+
+# ---------------------------------------------------------------------------
+# regret
+# ---------------------------------------------------------------------------
+
+
+def _float_curve(profs: list[_Profile]):
+    """Float approximation of f (search only): min over relations of the
+    symmetrised piecewise-linear curve through (S_k, 1 − M_k), y_k >= 0."""
+    import numpy as np  # noqa: PLC0415
+
+    curves = []
+    for prof in profs:
+        k0 = prof.first_nonneg()
+        n = len(prof.ys)
+        S = np.array([float(prof.S[k].mid()) for k in range(k0, n)])[::-1]
+        B = 1 - np.array([float(prof.M[k].mid()) for k in range(k0, n)])[::-1]
+        curves.append((S, B))
+
+    def f(x):
+        out = None
+        for S, B in curves:
+            a = np.interp(x, S, B, left=1.0, right=0.0)
+            a = np.minimum(a, 1 - x)
+            # mirror: the inverse curve
+            m = np.interp(x, 1 - B[::-1], S[::-1], left=1.0, right=0.0)
+            v = np.maximum(np.maximum(a, np.minimum(m, 1 - x)), 0)
+            out = v if out is None else np.minimum(out, v)
+        return out
+
+    return f
+
+
+def regret_bounds(profs_up: list[_Profile], profs_lo: list[_Profile], mu: arb,
+                  rel_tol: float = 0.02) -> Enclosure:
+    """Enclosure of Δ(f, f_μ) (seed 003 eq. 6/23) for the true curve f.
+
+    Float search for κ, then certification: upper end by the cell argument
+    (for α in [a, b]: f(α+κ) <= f_U(a+κ), f_μ(α) >= f_μ(b); failing cells are
+    split), lower end by a witness α with f_L(α+κ) − κ > f_μ(α)."""
+    import numpy as np  # noqa: PLC0415
+    from scipy.special import ndtr, ndtri  # noqa: PLC0415
+
+    muf = float(mu.mid())
+    f = _float_curve(profs_lo)
+    alphas = np.concatenate([np.geomspace(1e-18, 0.25, 3000), np.linspace(0.25, 1, 3000)])
+    fmu = ndtr(-ndtri(alphas) - muf)
+
+    def gap(kappa: float) -> float:
+        x = alphas + kappa
+        v = np.where(x <= 1, f(np.minimum(x, 1)) - kappa - fmu, -1.0)
+        return float(np.max(v))
+
+    lo, hi = 0.0, 1.0
+    if gap(0.0) <= 0:
+        hi = 0.0
+    else:
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if gap(mid) <= 0:
+                hi = mid
+            else:
+                lo = mid
+    k_est = hi
+    with working_precision(PREC):
+        # certified upper end
+        kappa_hi = Fraction(k_est * (1 + rel_tol) + 1e-9).limit_denominator(2**40)
+        while not _regret_holds(profs_lo, mu, kappa_hi):
+            kappa_hi = min(Fraction(1), kappa_hi * 2 + Fraction(1, 10**6))
+            if kappa_hi >= 1:
+                kappa_hi = Fraction(1)
+                break
+        # certified lower end (witness)
+        kappa_lo = Fraction(0)
+        cand = Fraction(k_est * (1 - rel_tol)).limit_denominator(2**40)
+        if cand > 0:
+            x = alphas + float(cand)
+            v = np.where(x <= 1, f(np.minimum(x, 1)) - float(cand) - fmu, -1.0)
+            order = np.argsort(-v)[:20]
+            kb = to_ball(cand)
+            for i in order:
+                a = Fraction(float(alphas[i]))
+                ab = to_ball(a)
+                if lower_bound(f_lower_at(profs_up, ab + kb) - kb) > upper_bound(f_mu_ball(mu, ab)):
+                    kappa_lo = cand
+                    break
+        return Enclosure(lower_bound(to_ball(kappa_lo)), upper_bound(to_ball(kappa_hi)))
+
+
+def _regret_holds(profs_lo: list[_Profile], mu: arb, kappa: Fraction) -> bool:
+    """Certified check of f(α+κ) − κ <= f_μ(α) for all α ∈ [0, 1]."""
+    kb = to_ball(kappa)
+
+    def fu(x: arb) -> arb:
+        return f_upper_at(profs_lo, x) if x < 1 else arb(0)
+
+    def fmu_lo(a: Fraction) -> arb:
+        return lower_bound(f_mu_ball(mu, to_ball(a)))
+
+    # initial cells: geometric near 0, linear after
+    pts = [Fraction(0)]
+    a = Fraction(1, 10**18)
+    while a < Fraction(1, 4):
+        pts.append(a)
+        a = a * Fraction(11, 10)
+    pts += [Fraction(1, 4) + Fraction(i, 400) for i in range(301)]
+    pts = [p for p in pts if p + kappa <= 1] + [1 - kappa]
+    stack = list(zip(pts, pts[1:]))
+    budget = 20000
+    while stack:
+        a, b = stack.pop()
+        if b <= a:
+            continue
+        lhs = upper_bound(fu(to_ball(a) + kb) - kb)
+        if lhs <= fmu_lo(b):
+            continue
+        budget -= 1
+        if budget <= 0 or b - a < Fraction(1, 2**60):
+            return False
+        m = (a + b) / 2 if a > 0 else b / 1024
+        m = Fraction(m).limit_denominator(2**62) if m.denominator > 2**64 else m
+        if not a < m < b:
+            return False
+        stack.append((a, m))
+        stack.append((m, b))
+    return True
+
+
+# ---------------------------------------------------------------------------
+# the report
+# ---------------------------------------------------------------------------
+
+
+def gdp_report(accountant, residual: object = Fraction(1, 10**10), regret: bool = True) -> GDPReport:
+    """Certified GDP report for a composed :class:`PLDAccountant` (see module doc).
+
+    ``residual`` — target for the certified residual η (the breakpoints whose
+    upper mass above is <= it are not checked; η is reported as an enclosure).
+    """
+    r = exact(residual, "residual")
+    if not 0 < r < 1:
+        raise InputError(f"residual must lie in (0, 1), got {residual!r}")
+    plds_up = accountant.plds("upper")
+    plds_lo = accountant.plds("lower")
+    with working_precision(PREC):
+        profs_up = [_Profile.of(plds_up[k]) for k in ("add", "remove")]
+        profs_lo = [_Profile.of(plds_lo[k]) for k in ("add", "remove")]
+        mus, etas = [], []
+        for prof in profs_up:
+            units = int(r * (1 << prof.bits))
+            m, c = _mu_upper_one(prof, units)
+            mus.append(m)
+            etas.append(upper_bound(prof.M[c]) if c < len(prof.M) else upper_bound(prof.M_inf))
+        mu_hi = mus[0] if mus[0] > mus[1] else mus[1]
+        eta_hi = etas[0] if etas[0] > etas[1] else etas[1]
+        mu_lo = arb(0)
+        for prof in profs_lo:
+            v = _mu_lower_one(prof, eta_hi)
+            if v > mu_lo:
+                mu_lo = v
+        if mu_lo > mu_hi:
+            raise PrecisionError(f"inconsistent mu bounds {mu_lo} > {mu_hi}")
+        adv = accountant.delta(0)
+        reg = regret_bounds(profs_up, profs_lo, mu_hi) if regret else None
+    return GDPReport(
+        mu=Enclosure(mu_lo, mu_hi),
+        residual=Enclosure(arb(0), eta_hi),
+        regret=reg,
+        advantage=adv,
+        mu_reported=Enclosure(mu_hi, mu_hi),
+    )
