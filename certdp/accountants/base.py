@@ -98,7 +98,8 @@ class Accountant(ABC):
 
     def epsilon(self, delta: object, *, rel_tol: object = Fraction(1, 10**8),
                 max_steps: int = 200) -> Enclosure:
-        """Enclosure of ε* = min{ε >= 0 : δ(ε) <= delta} by certified bisection.
+        """Enclosure of ε* = min{ε >= 0 : δ(ε) <= delta} by certified bisection
+        (width <= rel_tol·max(ε*, 1e-6) unless a comparison stays undecided).
 
         Sound for any :meth:`delta` that returns valid enclosures: an undecided
         comparison stops the bisection early and the (wider) bracket is
@@ -132,7 +133,7 @@ class Accountant(ABC):
             # δ(0) undecided against the target: ε* may be 0
             lo = Fraction(0)
         for _ in range(max_steps):
-            if hi - lo <= tol * max(lo, Fraction(1, 10**30)):
+            if hi - lo <= tol * max(lo, Fraction(1, 10**6)):
                 break
             mid = (lo + hi) / 2
             # a short dyadic inside the bracket keeps the evaluations cheap
