@@ -15,6 +15,9 @@ from proofs.core import ProofResult
 MODULES = [
     "proofs.seed000_thm31_tightness",
     "proofs.seed000_thm45_lipschitz",
+    "proofs.seed000_lemmaA1_asymptotics",
+    "proofs.seed000_thm51_pure_dp",
+    "proofs.seed002_phi_functions",
 ]
 
 

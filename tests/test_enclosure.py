@@ -79,3 +79,13 @@ def test_tiny_numbers_keep_exponent():
 def test_from_json_rejects(bad):
     with pytest.raises(InputError):
         Enclosure.from_json(bad)
+
+
+def test_contains_mpmath_values_with_sign():
+    import mpmath
+
+    enc = Enclosure.exact("-0.75")
+    assert enc.contains(mpmath.mpf(-3) / 4)
+    assert not enc.contains(mpmath.mpf(3) / 4)
+    with pytest.raises(InputError):
+        enc.contains(mpmath.inf)

@@ -35,9 +35,11 @@ def _as_ball(x: object) -> arb:
     if isinstance(x, arb):
         return x
     mod = type(x).__module__ or ""
-    if mod.startswith("mpmath") and hasattr(x, "man_exp"):
-        man, exp = x.man_exp  # exact binary value of an mpf
-        return exact_ball(int(man), int(exp))
+    if mod.startswith("mpmath") and hasattr(x, "_mpf_"):
+        sign, man, exp, _ = x._mpf_  # exact binary value; man_exp drops the sign
+        if not man and exp:  # mpmath encodes nan/inf as zero mantissa, nonzero exponent
+            raise InputError(f"not a finite number: {x}")
+        return exact_ball(-int(man) if sign else int(man), int(exp))
     return to_ball(x)
 
 
