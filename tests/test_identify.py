@@ -346,3 +346,28 @@ def test_result_types():
     with pytest.raises(Exception):
         r.verdict = "x"  # frozen
     assert "verdict: GDP" in str(r)
+
+
+@pytest.mark.parametrize("form", ["erf", "one_minus_erfc", "erfc"])
+def test_gaussian_any_phi_form(form):
+    # Φ written three equivalent ways; L = μ² for each (regression: the erf form
+    # once produced a false "eventually 0" from cancelling constant leading terms)
+    phis = {
+        "erf": lambda x: (1 + sympy.erf(x / sympy.sqrt(2))) / 2,
+        "one_minus_erfc": lambda x: 1 - sympy.erfc(x / sympy.sqrt(2)) / 2,
+        "erfc": Phi,
+    }
+    P = phis[form]
+    for mu, L in ((sympy.Integer(1), 1), (MU, MU**2)):
+        d = P(-E / mu + mu / 2) - sympy.exp(E) * P(-E / mu - mu / 2)
+        r = identify(d)
+        assert r.verdict == "gdp" and sympy.simplify(r.L - L) == 0
+
+
+def test_cancelling_leading_constants_are_not_zero():
+    # e^{1/ε} − 1 ~ 1/ε (not eventually 0): L = ∞;  3(1 − e^{−e^{−ε²}}) ~ 3e^{−ε²}: L = 1/2
+    r = identify(sympy.exp(1 / E) - 1)
+    assert r.verdict == "not_gdp" and r.L == sympy.oo
+    assert identify(3 - 3 * sympy.exp(-sympy.exp(-E**2))).L == R(1, 2)
+    assert_ratio_approaches(ratio(lambda x: -3 * mpmath.expm1(-mpmath.exp(-x**2))), mpmath.mpf(1) / 2,
+                            lambda x: mpmath.mpf(10) ** -6)

@@ -173,9 +173,11 @@ def normalise_llead(m: Mono | None) -> Mono | None:
     return m
 
 
-def sum_leading(monos: list[Mono]) -> Mono | None:
-    """Leading monomial of a sum of functions with the given leading monomials
-    (None if the leading coefficients cancel above order (0, 0))."""
+def sum_leading(monos: list[Mono], exact_const: bool = False) -> Mono | None:
+    """Leading monomial of a sum of functions with the given leading monomials;
+    None if the leading coefficients cancel.  With ``exact_const`` (lleads,
+    where order (0, 0) means an exact limit) a zero sum at order (0, 0) is
+    kept: the limits add exactly."""
     top = monos[0].order
     for m in monos[1:]:
         if cmp_order(m.order, top) > 0:
@@ -187,12 +189,16 @@ def sum_leading(monos: list[Mono]) -> Mono | None:
         if len(set(ks)) != 1:
             return None
         return Mono(sympy.Integer(ks[0]), OO, sympy.Integer(0))
-    if cmp_order(top, ZERO_ORDER) > 0 and sign_of(k) == 0:
+    if sign_of(k) == 0 and (cmp_order(top, ZERO_ORDER) != 0 or not exact_const):
         return None
     return Mono(k, top[0], top[1])
 
 
 def asym_from(sign: int, lead: Mono | None, llead: Mono | None, limit: sympy.Expr | None = None) -> Asym:
+    if sign not in (1, -1):
+        # "identically zero for large ε" is only ever concluded from certified branch
+        # thresholds, never from a vanishing leading coefficient
+        raise Undecided("leading terms cancel")
     llead = normalise_llead(llead)
     if limit is None:
         if lead is not None:

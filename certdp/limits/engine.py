@@ -140,6 +140,11 @@ class Engine:
                 lead = sum_leading(leads)
                 if lead is not None:
                     return asym_from(s, lead, None)
+        # 4a. k·exp(g) − k with g → 0:  e^g − 1 = g(1 + O(g))
+        if len(nz) == 2:
+            r = self._expm1(e, nz)
+            if r is not None:
+                return r
         # 4. the erfc-pair (δ_μ) cancellation rule
         r = self._erfc_pair(e, nz)
         if r is not None:
@@ -152,6 +157,25 @@ class Engine:
                 self.note(f"{e} ~ {lead.show()} (sum of power-type leading terms)", "leading terms add")
                 return asym_from(s, lead, None)
         raise Undecided(f"possible cancellation between the terms of {e}")
+
+    def _expm1(self, e: sympy.Expr, nz: list) -> Asym | None:
+        (t1, _), (t2, _) = nz
+        for u, c in ((t1, t2), (t2, t1)):
+            if self.eps in c.free_symbols:
+                continue
+            k = -c
+            g = sympy.Mul(*[f for f in sympy.Mul.make_args(u) if f.func is sympy.exp])
+            if g.func is not sympy.exp or sympy.simplify(u / g - k) != 0:
+                continue
+            arg = g.args[0]
+            if self.an(arg).limit != 0:
+                continue
+            res = self.an(k * arg)
+            if res.sign == 0 or (res.lead is None and res.llead is None):
+                return None
+            self.note(f"{e} = ({k})*(exp(g) - 1) ~ ({k})*g with g = {arg} -> 0", "exp(g) - 1 = g(1 + O(g)), g -> 0")
+            return asym_from(res.sign, res.lead, res.llead, sympy.Integer(0))
+        return None
 
     def _mul(self, e: sympy.Expr) -> Asym:
         A = [self.an(a) for a in e.args]
@@ -168,7 +192,7 @@ class Engine:
             lead = Mono(k, p, q)
         llead = None
         if all(a.llead is not None for a in A):
-            llead = sum_leading([a.llead for a in A])
+            llead = sum_leading([a.llead for a in A], exact_const=True)
         if lead is None and llead is None:
             raise Undecided(f"cannot combine the factors of {e}")
         return asym_from(s, lead, llead)

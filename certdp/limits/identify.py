@@ -141,6 +141,35 @@ def _max_point(points: list) -> sympy.Expr | None:
     return best
 
 
+def _normalise_erf(expr: sympy.Expr, eng: Engine) -> sympy.Expr:
+    """Rewrite erf/erfc exactly so that each erfc argument tends to +∞ (or a
+    finite limit): cancellations such as 1 + erf(y), y → −∞, then become
+    explicit (= erfc(−y)).  erfc(−x) is built unevaluated (sympy would turn
+    it back into 2 − erfc(x))."""
+    eps = eng.eps
+
+    def lim(x: sympy.Expr) -> sympy.Expr | None:
+        try:
+            return eng.an(x).limit
+        except Undecided:
+            return None
+
+    def rw(node: sympy.Expr) -> sympy.Expr:
+        x = node.args[0]
+        L = lim(x)
+        if node.func is sympy.erf:
+            if L == -OO:
+                return sympy.erfc(-x, evaluate=False) - 1
+            if L == OO:
+                return 1 - sympy.erfc(x)
+            return node
+        if L == -OO:
+            return 2 - sympy.erfc(-x, evaluate=False)
+        return node
+
+    return expr.replace(lambda n: n.func in (sympy.erf, sympy.erfc) and eps in n.free_symbols, rw)
+
+
 def identify(mechanism_or_profile: Any) -> Identification:
     """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
 
@@ -187,7 +216,11 @@ def identify(mechanism_or_profile: Any) -> Identification:
                  "Thm 4.4: limsup eps^2/(-2 log delta) = oo")
         return done("not_gdp", OO)
     try:
-        a = eng.an(expr)
+        expr_n = _normalise_erf(expr, eng)
+        if expr_n != expr:
+            eng.note(f"delta(eps) = {expr_n}", "erf(x) = 1 - erfc(x) = erfc(-x) - 1 and erfc(x) = 2 - erfc(-x), "
+                     "chosen so that every erfc argument tends to +oo")
+        a = eng.an(expr_n)
         if a.sign == 0:
             T = _max_point([t.point for t in eng.thresholds])
             strict = any(t.strict for t in eng.thresholds)
