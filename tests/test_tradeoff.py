@@ -267,8 +267,17 @@ def test_far_tail_relative_accuracy():
 
 def test_profile_and_params():
     assert SGD.profile() == sympy.Min(1, sympy.exp(-EPS**2))
-    assert ICEA.params["sigma"] == 20
-    assert SGD.name == "tradeoff"
+    assert ICEA.params == {"m": 20, "n": 4}
+    assert SGD.params == {"A": 2, "B": 1, "sigma": 2}
+    assert (SGD.name, ICEA.name, GAUSS.name) == ("sgd", "icea", "tradeoff")
+    assert GAUSS.params["sigma"] == 1
+
+
+def test_increasing_naive_profile_is_rejected():
+    # σ = ε √log(1/δ): δ̂(ε) = exp(-σ²/ε²) increases in ε -- not a privacy profile
+    bad = TradeoffMechanism(EPS * sympy.sqrt(sympy.log(1 / DELTA)), 1)
+    with pytest.raises(InputError, match="increases"):
+        bad.refined_delta("1")
 
 
 def test_bad_inputs():
@@ -296,3 +305,79 @@ def test_string_formula_uses_safe_parser():
         pytest.skip("safe parser not available yet")
     m = TradeoffMechanism("2/eps*sqrt(log(1/delta))", 2)
     assert m.refined_delta("1").contains(refined_mp("sgd", mpmath.mpf(1)))
+    # params round trip through the safe parser
+    again = TradeoffMechanism(GAUSS.params["sigma_formula"], GAUSS.params["sigma"])
+    assert again.formula == GAUSS.formula
+    with pytest.raises(InputError):
+        TradeoffMechanism("__import__('os')", 1)
+    m2 = TradeoffMechanism("-C*log(delta)/eps", 1, parameters={"C": 1})
+    naive = lambda x: mpmath.exp(-x)  # noqa: E731
+    xs = argmax_q_mp(naive, 1.0)
+    for e in ("0.5", "3"):
+        em = mpmath.mpf(e)
+        assert m2.refined_delta(e).contains(g_mp(naive, em, max(em, xs)))
+
+
+# ---------------------------------------------------------------- other formulas
+
+GAUSS_FORMULA = sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / DELTA)) / EPS  # classical Gaussian mechanism
+GAUSS = TradeoffMechanism(GAUSS_FORMULA, 1)
+
+
+def naive_gauss(x):
+    return min(mpmath.mpf(1), mpmath.mpf(5) / 4 * mpmath.exp(-x * x / 2))
+
+
+def test_kinked_naive_profile_against_mpmath():
+    """σ=1 classical Gaussian: δ̂ = min(1, 1.25 e^{-ε²/2}) has a kink; check the
+    refined profile against mpmath (findroot optimum and dense grid)."""
+    xs = argmax_q_mp(naive_gauss, 1.6)
+    sp = GAUSS.switch_point()
+    assert sp.eps.contains(xs)
+    for e in ("0", "0.5", "1.2", "2.5"):
+        em = mpmath.mpf(e)
+        truth = g_mp(naive_gauss, em, max(em, xs))
+        enc = GAUSS.refined_delta(e)
+        assert enc.contains(truth)
+        grid = min(g_mp(naive_gauss, em, em + 20 * (mpmath.mpf(k) / 800) ** 2) for k in range(801))
+        assert _le(enc.lo, Fraction(mpmath.nstr(grid, 35)) + Fraction(1, 10**30))
+
+
+def _noise_truth(f_mp, e, d):
+    """min over ε0 in [ε, ε0_max] of f(ε0, δ0(ε0)) (mpmath: findroot or boundary)."""
+
+    def d0(x):
+        return (d + mpmath.exp(e) - (1 - d) * mpmath.exp(x)) / (1 + mpmath.exp(e))
+
+    big_f = lambda x: f_mp(x, d0(x))  # noqa: E731
+    xmax = mpmath.log((d + mpmath.exp(e)) / (1 - d))
+    grid = [e + (xmax - e) * k / 400 for k in range(400)]
+    vals = [big_f(x) for x in grid]
+    k = min(range(400), key=lambda i: vals[i])
+    if k == 0 and mpmath.diff(big_f, e) > 0:
+        return e, big_f(e), min(vals)
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, 399)]
+    xs = mpmath.findroot(lambda x: mpmath.diff(big_f, x), (lo, hi), solver="anderson")
+    return xs, big_f(xs), min(vals)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    which=st.sampled_from(["projected", "gauss"]),
+    e=st.fractions(min_value=Fraction(1, 20), max_value=2, max_denominator=100),
+    d=st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(2, 5), max_denominator=10**6),
+)
+def test_refine_noise_against_mpmath(which, e, d):
+    if which == "projected":
+        formula = -sympy.log(DELTA) / EPS
+        f_mp = lambda x, y: -mpmath.log(y) / x  # noqa: E731
+    else:
+        formula = GAUSS_FORMULA
+        f_mp = lambda x, y: mpmath.sqrt(2 * mpmath.log(mpmath.mpf(5) / 4 / y)) / x  # noqa: E731
+    r = refine_noise(formula, e, d)
+    em, dm = mpmath.mpf(e.numerator) / e.denominator, mpmath.mpf(d.numerator) / d.denominator
+    xs, fs, grid_min = _noise_truth(f_mp, em, dm)
+    assert r.sigma.contains(fs)
+    assert r.eps0.contains(xs)
+    assert _le(r.sigma.lo, Fraction(mpmath.nstr(grid_min, 35)) + Fraction(1, 10**30))
+    assert not r.sigma.certainly_greater_than(f_mp(em, dm))  # never worse than naive

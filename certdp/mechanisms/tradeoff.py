@@ -461,22 +461,52 @@ def _frac(x: arb) -> Fraction:
 # --------------------------------------------------------------------------
 
 
-def sgd(A: object, B: object, sigma: object) -> TradeoffMechanism:  # noqa: N803 (seed notation)
+class SGDMechanism(TradeoffMechanism):
     """Noisy-SGD family σ = A ε⁻¹ √log(B/δ) (seed 000 §2; example A=2, B=1, σ=2)."""
-    a, bb = exact(A, "A"), exact(B, "B")
-    if a <= 0 or bb <= 0:
-        raise InputError(f"sgd: A and B must be positive, got A={a}, B={bb}")
-    ra, rb = sympy.Rational(a.numerator, a.denominator), sympy.Rational(bb.numerator, bb.denominator)
-    return TradeoffMechanism(ra / EPS * sympy.sqrt(sympy.log(rb / DELTA)), sigma)
+
+    name = "sgd"
+
+    def __init__(self, A: object, B: object, sigma: object) -> None:  # noqa: N803 (seed notation)
+        a, bb = exact(A, "A"), exact(B, "B")
+        if a <= 0 or bb <= 0:
+            raise InputError(f"sgd: A and B must be positive, got A={a}, B={bb}")
+        self._sgd_params = {"A": a, "B": bb, "sigma": exact(sigma, "sigma")}
+        ra, rb = sympy.Rational(a.numerator, a.denominator), sympy.Rational(bb.numerator, bb.denominator)
+        super().__init__(ra / EPS * sympy.sqrt(sympy.log(rb / DELTA)), sigma)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return dict(self._sgd_params)
 
 
-def icea(m: object, n: object) -> TradeoffMechanism:
-    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2; example m=20, n=4)."""
-    mm, nn = exact(m, "m"), exact(n, "n")
-    if mm <= 0 or nn <= 0:
-        raise InputError(f"icea: m and n must be positive, got m={mm}, n={nn}")
-    rn = sympy.Rational(nn.numerator, nn.denominator)
-    return TradeoffMechanism(10 * sympy.log(rn / (EPS * DELTA)), mm)
+class ICEAMechanism(TradeoffMechanism):
+    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2; example m=20, n=4).
+
+    The strict inequality has the same infimum as the equation m = 10 log(n/(εδ))."""
+
+    name = "icea"
+
+    def __init__(self, m: object, n: object) -> None:
+        mm, nn = exact(m, "m"), exact(n, "n")
+        if mm <= 0 or nn <= 0:
+            raise InputError(f"icea: m and n must be positive, got m={mm}, n={nn}")
+        self._icea_params = {"m": mm, "n": nn}
+        rn = sympy.Rational(nn.numerator, nn.denominator)
+        super().__init__(10 * sympy.log(rn / (EPS * DELTA)), mm)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return dict(self._icea_params)
+
+
+def sgd(A: object, B: object, sigma: object) -> SGDMechanism:  # noqa: N803
+    """The SGD-family mechanism (see :class:`SGDMechanism`)."""
+    return SGDMechanism(A, B, sigma)
+
+
+def icea(m: object, n: object) -> ICEAMechanism:
+    """The ICEA mechanism (see :class:`ICEAMechanism`)."""
+    return ICEAMechanism(m, n)
 
 
 # --------------------------------------------------------------------------
@@ -559,35 +589,41 @@ def refine_noise(
         # search (mpmath) for the sign change of F' on (ε, ε0_max)
         fd = sympy.lambdify(_X, dbig_f, "mpmath")
         a_f, b_f = float(eb.mid()), float(xmax.mid())
-        grid = [a_f + (b_f - a_f) * k / 400 for k in range(1, 400)]
+        grid = [a_f + (b_f - a_f) * k / 400 for k in range(0, 400)]
         bracket = None
         with mpmath.workdps(30):
             vals = []
             for x in grid:
                 try:
-                    vals.append(float(fd(mpmath.mpf(x))))
+                    vals.append(float(mpmath.re(fd(mpmath.mpf(x)))))
                 except (ZeroDivisionError, ValueError, TypeError):
                     vals.append(float("nan"))
         for x0, x1, v0, v1 in zip(grid, grid[1:], vals, vals[1:]):
             if v0 < 0 < v1:
                 bracket = (Fraction(x0).limit_denominator(1 << 30), Fraction(x1).limit_denominator(1 << 30))
                 break
+        e_lo = lower_bound(eb)
         if bracket is None:
-            raise PrecisionError("no interior minimum of f(eps0, delta0(eps0)) found (search)")
-        lo, hi = to_ball(bracket[0]), to_ball(bracket[1])
-        if not (dfv(lo) < 0 and dfv(hi) > 0):
-            raise PrecisionError("minimum bracket not certified")
-        target = arb(2) ** (-(int(digits * 3.33) + 8))
-        while hi - lo > target:
-            m = to_ball(_mid_fraction(lo, hi))
-            dm = dfv(m)
-            if dm < 0:
-                lo = m
-            elif dm > 0:
-                hi = m
-            else:
-                break
-        r0, r1 = lo, hi
+            # boundary optimum: F increasing from ε0 = ε (no refinement possible)
+            if not dfv(eb) > 0:
+                raise PrecisionError("no minimum of f(eps0, delta0(eps0)) located (search)")
+            r0 = r1 = e_lo
+        else:
+            lo, hi = to_ball(bracket[0]), to_ball(bracket[1])
+            lo = lo.max(e_lo) if lo < e_lo else lo
+            if not (dfv(lo) < 0 and dfv(hi) > 0):
+                raise PrecisionError("minimum bracket not certified")
+            target = arb(2) ** (-(int(digits * 3.33) + 8))
+            while hi - lo > target:
+                m = to_ball(_mid_fraction(lo, hi))
+                dm = dfv(m)
+                if dm < 0:
+                    lo = m
+                elif dm > 0:
+                    hi = m
+                else:
+                    break
+            r0, r1 = lo, hi
         f_star_up = fv(r0).upper()
 
         def value_excluded(c: arb) -> bool:
@@ -606,11 +642,14 @@ def refine_noise(
             dv = dfv(c)
             return bool((dv.is_finite() and dv > 0) or value_excluded(c))
 
-        TradeoffMechanism._prove_cells(lower_bound(eb), r0, left_ok)
+        if r0 > e_lo:
+            TradeoffMechanism._prove_cells(e_lo, r0, left_ok)
         TradeoffMechanism._prove_cells(r1, xmax_up, right_ok)
         cell = r0.union(r1)
+        if bracket is None:  # optimum at ε0 = ε exactly: δ0 = δ
+            cell = eb
         sigma_star = fv(cell)
-        d0_cell = d0v(cell)
+        d0_cell = db if bracket is None else d0v(cell)
         if not (d0_cell > 0):
             raise PrecisionError("optimal delta0 not certified positive")
         return NoiseRefinement(
