@@ -7,7 +7,10 @@
 If no ε reaches D — proved, e.g. ``approx_dp(eps=1, delta=0.1)`` with
 D < 0.1, or any Gaussian with D = 0 — the answer is negative: exit code 1 and
 a one-line message (with ``--json``: ``{"eps": null, "reason": ...}``).
-Bad specs and values exit 2 with one line.
+Bad specs and values exit 2 with one line.  For a user ``profile("...")``
+whose monotonicity could not be fully proved, ``--delta`` answers under that
+assumption and says so (``"assuming": [...]`` in JSON); ``--eps`` needs no
+assumption.
 """
 
 from __future__ import annotations
@@ -15,8 +18,26 @@ from __future__ import annotations
 import argparse
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
-from certdp.mechanisms import DeltaUnattainable, delta_enclosure, eps_enclosure, parse_spec
+from certdp.mechanisms import (
+    DeltaUnattainable,
+    Mechanism,
+    Profile,
+    delta_enclosure,
+    eps_enclosure,
+    parse_spec,
+)
 from certdp.numerics.ball import digits_to_bits
+
+
+def _assumptions(mech: Mechanism) -> list[str]:
+    """Unproved profile hypotheses of user profiles anywhere in the spec tree."""
+    out: list[str] = []
+    if isinstance(mech, Profile):
+        out += list(mech.assumptions)
+    for value in mech.params.values():
+        if isinstance(value, Mechanism):
+            out += _assumptions(value)
+    return out
 
 
 def _handler(args: argparse.Namespace) -> int:
@@ -27,12 +48,19 @@ def _handler(args: argparse.Namespace) -> int:
         enc = delta_enclosure(mech, args.eps, bits=bits)
         emit(args, f"{spec}\n  δ({args.eps}) ∈ {enc}", {"delta": enc})
         return EXIT_OK
+    assumed = _assumptions(mech)
     try:
         enc = eps_enclosure(mech, args.delta, bits=bits)
     except DeltaUnattainable as err:
         emit(args, f"{spec}\n  no ε >= 0 has δ(ε) <= {args.delta}: {err}", {"eps": None, "reason": str(err)})
         return EXIT_UNDECIDED
-    emit(args, f"{spec}\n  smallest ε with δ(ε) <= {args.delta}: ε ∈ {enc}", {"eps": enc})
+    text = f"{spec}\n  smallest ε with δ(ε) <= {args.delta}: ε ∈ {enc}"
+    data: dict = {"eps": enc}
+    if assumed:
+        # the bisection uses monotonicity of δ, which was not fully proved
+        text += "".join(f"\n  assuming (unproved): {a}" for a in assumed)
+        data["assuming"] = assumed
+    emit(args, text, data)
     return EXIT_OK
 
 

@@ -39,9 +39,9 @@ def _bits(digits: int | None, bits: int | None) -> int:
 def delta_enclosure(mech: Mechanism, eps: object, *, digits: int | None = None, bits: int | None = None) -> Enclosure:
     """Certified δ(ε) for an exact ε >= 0.
 
-    Relative width <= 10^-digits (default 15 digits), or absolute width
-    <= 2^-bits where δ is 0 or too close to 0 to resolve relatively; at the
-    precision cap the (sound, wider) enclosure is returned as is.
+    Relative width <= 10^-digits (default 15 digits), or absolute radius
+    <= 2^-(2·bits) where δ is 0 or too close to 0 to resolve relatively; at
+    the precision cap the (sound, wider) enclosure is returned as is.
     """
     e = exact(eps, "eps")
     if e < 0:

@@ -166,16 +166,17 @@ class DeltaUnattainable(InputError):
 
 def closed_form_enclosure(compute: Any, bits: int, what: str) -> Enclosure:
     """Enclosure of ``compute()`` (a ball valid at any precision), raising the
-    precision until the relative width is <= 2^-bits or the absolute width is
-    <= 2^-bits (values near 0).  At the precision cap the (sound, wider) ball
-    is returned."""
+    precision until the relative width is <= 2^-bits, or the absolute radius
+    is <= 2^-2·bits (values that are exactly 0, e.g. δ(ε) for ε >= ε₀ of
+    pure DP, never get a small relative width).  At the precision cap the
+    (sound, wider) ball is returned."""
     prec = bits + 32
     cap = min(MAX_PREC, 16 * bits + 1024)
     while True:
         with working_precision(prec):
             y = compute()
             ok = y.is_finite() and (
-                y.is_exact() or rel_accuracy_bits(y) >= bits or y.rad() * 2 ** bits <= 1
+                y.is_exact() or rel_accuracy_bits(y) >= bits or y.rad() * 2 ** (2 * bits) <= 1
             )
         if ok or (prec >= cap and y.is_finite()):
             return Enclosure.from_ball(y)

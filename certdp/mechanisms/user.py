@@ -13,8 +13,6 @@ The canonical spec keeps the expression text exactly as written.
 
 from __future__ import annotations
 
-from typing import Any
-
 import sympy
 from flint import arb
 
@@ -33,7 +31,8 @@ class Profile(CatalogMechanism):
     PARAMS = (Param("expression", "string", "δ(ε) in the variable eps (safe expression syntax)"),)
 
     def check(self) -> None:
-        from certdp.expr import parse_expression, validate_profile  # noqa: PLC0415
+        from certdp.expr import parse_expression  # noqa: PLC0415
+        from certdp.expr.profile import validate_profile  # noqa: PLC0415
 
         text = self.expression
         if len(text) > MAX_EXPRESSION_LENGTH:
@@ -48,6 +47,13 @@ class Profile(CatalogMechanism):
     def profile(self) -> sympy.Expr:
         return self._expr
 
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """Hypotheses of a privacy profile (seed 000 Def 4.1) that
+        :func:`~certdp.expr.profile.validate_profile` could not prove; results
+        that rely on monotonicity (e.g. ε(δ)) hold under these assumptions."""
+        return tuple(self.validation.unproved)
+
     def delta_ball(self, eps: arb) -> arb:
         """Certified range of δ over the ball ``eps`` by the expression
         evaluator (no monotonicity assumed)."""
@@ -58,7 +64,6 @@ class Profile(CatalogMechanism):
             object.__setattr__(self, "_compiled", compile_ball(self._expr, (EPS,)))
         if eps < 0:
             raise InputError(f"eps must be >= 0, got {eps}")
+        if not eps >= 0:  # straddles 0: the profile lives on [0, ∞)
+            eps = arb(0).union(eps.upper())
         return self._compiled(eps)
-
-    def __getattr__(self, name: str) -> Any:
-        return super().__getattr__(name)
