@@ -18,6 +18,7 @@ MODULES = [
     "proofs.seed000_lemmaA1_asymptotics",
     "proofs.seed000_thm51_pure_dp",
     "proofs.seed002_phi_functions",
+    "proofs.seed004_lemmas",
 ]
 
 
