@@ -1,0 +1,234 @@
+"""Independent certificate checker: ``VALID`` / ``INVALID`` with the first failing step.
+
+Trusted kernel only: this module imports :mod:`certdp.numerics` (ball
+arithmetic, δ_μ), the spec parser of :mod:`certdp.mechanisms` (whose
+``delta_ball`` uses :mod:`certdp.expr`) and the format schema — never the
+search code (:mod:`certdp.gdpt`).  It re-evaluates every inequality of the
+evidence in ball arithmetic; an undecided comparison is retried at 2x and 4x
+the stated precision and otherwise fails (never guessed).
+
+What each GDP claim means and how it is re-derived (seed 000 Def 4.1,
+Cor 4.1, Thm 4.6; DESIGN.md "Monotone cell argument"):
+
+* cells 0 = a_0 < ... < a_n = eps_max, each with upper(δ_A(a_i)) <= lower(δ_μ(a_{i+1}))
+  (or δ_A(a_i) = 0): then δ_A <= δ_μ on [0, eps_max] because δ_A is
+  non-increasing and δ_μ is decreasing.
+* tail zero: eps_zero <= eps_max and δ_A(eps_zero) = 0 ⇒ δ_A = 0 beyond: μ-GDP ("gdp").
+* residual r: upper(δ_A(eps_max)) <= r ⇒ δ_A(ε) <= δ_μ(ε) + r for all ε >= 0.
+* mu_lower with witness ε*: lower(δ_A(ε*)) >= upper(δ_{mu_lower}(ε*)) ⇒
+  G(ε*) >= mu_lower, so no μ < mu_lower makes the mechanism μ-GDP.
+* not_gdp μ with witness ε*: lower(δ_A(ε*)) > upper(δ_μ(ε*)).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from flint import arb
+
+from certdp.errors import InputError, PrecisionError
+from certdp.certificates.schema import (
+    GDP_KINDS,
+    MalformedCertificate,
+    validate_gdp,
+    validate_top,
+)
+from certdp.numerics.ball import MAX_PREC, dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.exact import exact
+from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball
+
+
+class StepFailed(Exception):
+    """A certificate step whose inequality does not hold (as far as balls can tell)."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    valid: bool
+    claim: dict[str, Any]
+    failed_step: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"valid": self.valid, "claim": self.claim, "failed_step": self.failed_step}
+
+    def __str__(self) -> str:
+        if self.valid:
+            return "VALID"
+        return f"INVALID: {self.failed_step}"
+
+
+def _num(text: str, where: str) -> Fraction:
+    try:
+        return exact(text, where)
+    except InputError as err:
+        raise MalformedCertificate(str(err)) from None
+
+
+def _prof(mech: Any, eps: Fraction, prec: int) -> arb:
+    with working_precision(prec):
+        y = mech.delta_ball(to_ball(eps))
+    if not y.is_finite():
+        raise PrecisionError(f"profile ball at eps = {eps} is not finite")
+    return y
+
+
+def _dmu(mu: Fraction, eps: Fraction, prec: int) -> arb:
+    p = max(prec, _delta_mu_start_prec(prec - 24, float(mu), float(eps)))
+    with working_precision(p):
+        return delta_mu_ball(to_ball(mu), to_ball(eps))
+
+
+def _decide(test, prec: int, what: str) -> None:
+    """Run ``test(prec)`` (True = holds) at prec, 2 prec, 4 prec; raise StepFailed."""
+    p = prec
+    for _ in range(3):
+        try:
+            if test(p):
+                return
+        except PrecisionError:
+            pass
+        p = min(2 * p, MAX_PREC)
+    raise StepFailed(what)
+
+
+def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
+    claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
+    kind = claim["kind"]
+    mu = _num(claim["mu"], "claim.mu")
+    if mu <= 0:
+        raise StepFailed(f"claim.mu = {claim['mu']} is not positive")
+    if kind == "not_gdp":
+        e = _num(ev["witness"]["eps"], "evidence.witness.eps")
+        if e < 0:
+            raise StepFailed("witness eps is negative")
+        _decide(
+            lambda p: bool(lower_bound(_prof(mech, e, p)) > upper_bound(_dmu(mu, e, p))),
+            prec,
+            f"witness: delta_A({ev['witness']['eps']}) > delta_mu({claim['mu']}) does not hold",
+        )
+        return
+    eps_max = _num(claim["eps_max"], "claim.eps_max")
+    cells = [_num(c, f"evidence.cells[{i}]") for i, c in enumerate(ev["cells"])]
+    if cells[0] != 0:
+        raise StepFailed("cells: the first breakpoint must be 0")
+    if cells[-1] != eps_max:
+        raise StepFailed(f"cells: the last breakpoint must equal claim.eps_max = {claim['eps_max']}")
+    for i in range(len(cells) - 1):
+        if not cells[i] < cells[i + 1]:
+            raise StepFailed(f"cells: breakpoints {i} and {i + 1} are not increasing")
+    for i in range(len(cells) - 1):
+        a, b = cells[i], cells[i + 1]
+
+        def cell_ok(p: int, a: Fraction = a, b: Fraction = b) -> bool:
+            y = _prof(mech, a, p)
+            if y.is_zero() or y <= 0:  # δ_A(a) = 0 <= δ_μ(b) (δ_μ > 0)
+                return True
+            return bool(y <= _dmu(mu, b, p))  # arb: upper(y) <= lower(δ_μ(b))
+
+        _decide(cell_ok, prec, f"cell {i} [{ev['cells'][i]}, {ev['cells'][i + 1]}]: delta_A(a) <= delta_mu(b) does not hold")
+    tail = ev["tail"]
+    if tail["kind"] == "zero":
+        ez = _num(tail["eps_zero"], "evidence.tail.eps_zero")
+        if not 0 <= ez <= eps_max:
+            raise StepFailed("tail: eps_zero must lie in [0, eps_max]")
+        _decide(
+            lambda p: bool(upper_bound(_prof(mech, ez, p)) <= 0),
+            prec,
+            f"tail: delta_A({tail['eps_zero']}) = 0 does not hold",
+        )
+    if "residual" in claim:
+        r = _num(claim["residual"], "claim.residual")
+        _decide(
+            lambda p: dyadic_to_fraction(upper_bound(_prof(mech, eps_max, p))) <= r,
+            prec,
+            f"residual: delta_A(eps_max) <= {claim['residual']} does not hold",
+        )
+    if "mu_lower" in claim:
+        ml = _num(claim["mu_lower"], "claim.mu_lower")
+        if "witness" not in ev:
+            raise StepFailed("claim.mu_lower needs evidence.witness")
+        e = _num(ev["witness"]["eps"], "evidence.witness.eps")
+        if e < 0:
+            raise StepFailed("witness eps is negative")
+        if ml <= 0:
+            return  # trivially true: the optimal μ is >= 0
+        _decide(
+            lambda p: bool(lower_bound(_prof(mech, e, p)) >= upper_bound(_dmu(ml, e, p))),
+            prec,
+            f"witness: delta_A({ev['witness']['eps']}) >= delta_mu({claim['mu_lower']}) does not hold",
+        )
+
+
+def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The claim as reported by ``certdp verify --json``."""
+    out: dict[str, Any] = {"kind": doc["claim"]["kind"], "mechanism": doc["mechanism"]}
+    for k, v in doc["claim"].items():
+        if k != "kind":
+            out[k] = v
+    if out["kind"] == "gdp":
+        out.setdefault("residual", "0")  # zero tail: no residual
+    return out
+
+
+def _prdp_module():
+    try:
+        return importlib.import_module("certdp.certificates.check_prdp")
+    except ImportError:
+        return None
+
+
+def check(doc: Any) -> CheckResult:
+    """Check a parsed certificate document.
+
+    Raises :class:`MalformedCertificate` for malformed documents (unknown
+    fields/kinds, bad numbers, unparsable mechanism spec).
+    """
+    validate_top(doc)
+    kind = doc["claim"]["kind"]
+    if kind in GDP_KINDS:
+        validate_gdp(doc)
+        try:
+            from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+        except ImportError as err:  # pragma: no cover
+            raise MalformedCertificate(f"mechanism spec parser unavailable: {err}") from None
+        try:
+            mech = parse_spec(doc["mechanism"])
+        except InputError as err:
+            raise MalformedCertificate(f"mechanism: {err}") from None
+        summary = claim_summary(doc)
+        try:
+            _check_gdp(doc, mech)
+        except StepFailed as err:
+            return CheckResult(False, summary, str(err))
+        return CheckResult(True, summary, None)
+    prdp = _prdp_module()
+    if prdp is not None and kind in getattr(prdp, "KINDS", ()):
+        ok, step = prdp.check(doc)
+        return CheckResult(bool(ok), claim_summary(doc), None if ok else step)
+    raise MalformedCertificate(f"unknown claim kind {kind!r}")
+
+
+def load(path: str) -> Any:
+    """Parse a certificate file (MalformedCertificate on bad JSON)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise InputError(f"cannot read certificate {path!r}: {err.strerror}") from None
+    try:
+        return json.loads(text, parse_float=_no_float, parse_int=int, parse_constant=_no_float)
+    except ValueError as err:
+        raise MalformedCertificate(f"{path}: not valid JSON ({err})") from None
+
+
+def _no_float(text: str) -> Any:
+    raise ValueError(f"bare JSON number {text!r}: certificate numbers must be decimal strings")
+
+
+def verify(path: str) -> CheckResult:
+    """Load and check the certificate at ``path`` (``certdp verify FILE``)."""
+    return check(load(path))

@@ -1,0 +1,42 @@
+"""``certdp verify FILE``: independent re-check of a certificate (docs/certificates.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from certdp.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
+
+
+def _run(args: argparse.Namespace) -> int:
+    from certdp.certificates.checker import verify  # noqa: PLC0415
+    from certdp.certificates.schema import MalformedCertificate  # noqa: PLC0415
+
+    try:
+        res = verify(args.file)
+    except MalformedCertificate as err:
+        if args.json:
+            print(json.dumps({"valid": False, "claim": None, "failed_step": None, "error": f"malformed: {err}"}))
+        else:
+            print(f"certdp: error: malformed certificate: {err}")
+        return EXIT_BAD_INPUT
+
+    def human() -> str:
+        c = res.claim
+        head = ", ".join(f"{k} = {v}" for k, v in c.items() if k not in ("kind", "mechanism"))
+        return f"{res}\nclaim: {c['kind']} for {c['mechanism']} ({head})"
+
+    emit(args, human, res.to_json())
+    return EXIT_OK if res.valid else EXIT_UNDECIDED
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="re-check a certificate: VALID or INVALID with the first failing step",
+        description="Re-derive every inequality of a certdp certificate with the independent "
+        "checker. Exit 0 VALID, 1 INVALID, 2 malformed.",
+    )
+    p.add_argument("file", help="certificate JSON file")
+    add_json_flag(p)
+    p.set_defaults(handler=_run)
