@@ -27,6 +27,9 @@ COMMAND_MODULES = [
     "certdp.cli.identify",
     "certdp.cli.audit",
     "certdp.cli.dpsgd",
+    "certdp.cli.measure",
+    "certdp.cli.verify",
+    "certdp.cli.plot",
 ]
 
 
