@@ -327,3 +327,182 @@ def test_interval_soundness_random(expr, a, w, ts, prec):
         assert _contains(ball, truth), (expr, a, b, x, ball, truth)
         if pb is not None:
             assert _contains(pb, truth), (expr, x, pb, truth)
+
+
+# ---------------------------------------------------------------------------
+# extended-interval AD (used by validate_profile): soundness vs mpmath
+# ---------------------------------------------------------------------------
+
+from certdp.expr import extended as ext  # noqa: E402
+
+_THRESHOLDS = {Fraction(1), Fraction(1, 2), Fraction(2)}
+
+
+def _in(iv, value, rel=1e-30) -> bool:
+    """Interval (lo, hi) of exact arbs contains the mpf value (up to mpmath error)."""
+    lo, hi = iv
+    with mpmath.workdps(90):
+        slack = abs(value) * mpmath.mpf(rel) + mpmath.mpf(10) ** -60
+        v_lo = arb(mpmath.nstr(value - slack, 80))
+        v_hi = arb(mpmath.nstr(value + slack, 80))
+    with working_precision(300):
+        return bool(lo <= v_hi.upper()) and bool(v_lo.lower() <= hi)
+
+
+@given(
+    expressions(max_leaves=6),
+    st.fractions(min_value=0, max_value=4, max_denominator=12),
+    st.fractions(min_value=0, max_value=2, max_denominator=12),
+    st.fractions(min_value=0, max_value=1, max_denominator=89),
+)
+@settings(max_examples=120, deadline=None)
+def test_extended_ad_soundness(expr, a, w, t):
+    b = a + w
+    f = ext.compile_interval_ad(expr, EPS)
+    with working_precision(53):
+        v, d = f(ext.interval(a, b), ext.interval(a, b))
+    x = a + t * w
+    truth = mp_value(expr, x)
+    if truth is None:
+        return
+    assert _in(v, truth), (expr, a, b, x, v, truth)
+    # derivative: central difference of the mpmath truth where it is smooth
+    if x in _THRESHOLDS or ext.is_unknown(d):
+        return
+    h = Fraction(1, 10**12)
+    if x - h < 0:
+        return
+    lo_v, hi_v = mp_value(expr, x - h, dps=60), mp_value(expr, x + h, dps=60)
+    if lo_v is None or hi_v is None:
+        return
+    with mpmath.workdps(60):
+        slope = (hi_v - lo_v) / (2 * mpmath.mpf(h.numerator) / h.denominator)
+        # a finite-difference slope is within O(h) of a one-sided derivative
+        tol = mpmath.mpf(10) ** -6 * (1 + abs(slope))
+        lo_s, hi_s = slope - tol, slope + tol
+    with working_precision(200):
+        assert d[0] <= arb(mpmath.nstr(hi_s, 40)) and arb(mpmath.nstr(lo_s, 40)) <= d[1], (expr, a, b, x, d, slope)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [LAPLACE, "exp(-eps**2)/2", "Max((exp(1) - exp(eps))/(1 + exp(1)), 0)", "erfc(eps + 1)/3",
+     "Piecewise((1/2 - eps/4, eps < 1), (exp(1 - eps)/4, True))"],
+)
+def test_extended_tail_enclosure(text):
+    expr = parse_expression(text)
+    f = ext.compile_interval_ad(expr, EPS)
+    with working_precision(64):
+        v, d = f(ext.interval(Fraction(3), None), ext.interval(Fraction(3), None))
+    for k in range(0, 12):
+        x = Fraction(3) * 2**k + Fraction(1, 3)
+        truth = mp_value(expr, x)
+        assert _in(v, truth)
+    assert d[1] <= 0
+
+
+# ---------------------------------------------------------------------------
+# validate_profile
+# ---------------------------------------------------------------------------
+
+import re  # noqa: E402
+
+from certdp.expr import ProfileCheck, validate_profile  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "text, params",
+    [
+        (LAPLACE, None),
+        ("Max(1 - exp(eps/2 - 1/(2*b)), 0)", {"b": "0.1"}),
+        ("Max((exp(1) - exp(eps))/(1 + exp(1)), 0)", None),
+        ("d0 + (1 - d0)*Max((exp(e0) - exp(eps))/(1 + exp(e0)), 0)", {"d0": "0.1", "e0": 1}),
+        ("exp(-eps**2)/2", None),
+        ("Piecewise((1/2 - eps/4, eps < 1), (exp(1 - eps)/4, True))", None),  # continuous switch
+        ("Piecewise((1/2, eps < 1), (1/4, True))", None),  # downward jump
+        ("if(eps <= 3, 1/10, 1/20)", None),
+        ("erfc(eps + 1)/3", None),
+    ],
+)
+def test_validate_valid_profiles(text, params):
+    check = validate_profile(parse_expression(text, parameters=params))
+    assert isinstance(check, ProfileCheck)
+    assert check.ok, str(check)
+    assert check.unproved == ()
+    assert any("δ(0)" in p for p in check.proved)
+    assert any("non-increasing on [0," in p for p in check.proved)
+    assert any("∞)" in p for p in check.proved)
+    with pytest.raises(Exception):
+        check.ok = False  # frozen
+
+
+def test_validate_gdp_head_proved_tail_reported():
+    check = validate_profile(parse_expression(GDP, parameters={"mu": 1}), eps_max=8)
+    assert not check.ok
+    assert any("non-increasing on [0, 8]" in p for p in check.proved)
+    assert any("[8, ∞)" in u for u in check.unproved)
+    assert "INCOMPLETE" in str(check)
+
+
+def _witness_points(msg: str) -> list[Fraction]:
+    return [Fraction(s) for s in re.findall(r"δ\(([0-9/]+)\)", msg)]
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("1/2 - exp(-eps)/4", "increases"),  # increasing everywhere
+        ("eps/(1 + eps)", "increases"),
+        ("Piecewise((1/4, eps < 1), (1/2, True))", "increases"),  # upward jump
+        ("Piecewise((1/4, eps <= 1), (1/2 - (eps-1)/10**6, True))", "increases"),
+        ("Max(1/2 - eps, 0) + Piecewise((0, eps < 5), ((eps - 5)/100, True))", "increases"),
+        ("if(eps < 1, 1/2, 2)", "> 1"),
+        ("1/2 - eps", "< 0"),
+        ("1/2 - eps/1000", "< 0"),  # negative only beyond eps = 500 (tail scan)
+        ("exp(-eps)", "δ(0)"),
+        ("1 + eps", "δ(0)"),
+        ("Max(1 - exp(eps/2 - 1), 0) + 1/2", "δ(0)"),
+    ],
+)
+def test_validate_rejects_invalid_profiles_with_witness(text, kind):
+    expr = parse_expression(text)
+    with pytest.raises(InputError) as info:
+        validate_profile(expr)
+    msg = str(info.value)
+    assert kind in msg, msg
+    pts = _witness_points(msg)
+    assert pts, msg
+    vals = [mp_value(expr, p) for p in pts]
+    # the witness is real (independent mpmath check)
+    if kind == "increases":
+        assert pts[0] < pts[1] and vals[0] < vals[1]
+    elif kind == "> 1":
+        assert vals[0] > 1
+    elif kind == "< 0":
+        assert vals[0] < 0
+    else:
+        assert pts[0] == 0 and vals[0] >= 1
+
+
+def test_validate_rejects_bad_input():
+    with pytest.raises(InputError, match="only depend on eps"):
+        validate_profile(EPS + sympy.Symbol("y"))
+    with pytest.raises(InputError, match="unknown function .sin."):
+        validate_profile("sin(eps)")
+    with pytest.raises(InputError):
+        validate_profile(LAPLACE, eps_max=0)
+
+
+def test_compile_speed_reported():
+    """Not a benchmark gate: the closures must at least beat 2000 calls/s."""
+    import time
+
+    for text in (LAPLACE, GDP):
+        f = compile_ball(parse_expression(text, parameters={"mu": 1} if "mu" in text else None), [EPS])
+        xs = [arb(k) / 7 for k in range(2000)]
+        t0 = time.perf_counter()
+        with working_precision(64):
+            for x in xs:
+                f(x)
+        rate = len(xs) / (time.perf_counter() - t0)
+        assert rate > 2000, rate
