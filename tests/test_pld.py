@@ -1,0 +1,186 @@
+"""Certified PLD accountant: containment against independent truth.
+
+Truth sources: mpmath quadrature of H_{e^ε}(P‖Q) for one step of the
+Poisson-subsampled Gaussian (both neighbouring relations, seed 002 Thm 6);
+the GDP closed form δ_μ (rate 1: the T-fold Gaussian is exactly √T/σ-GDP).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from certdp.accountants.pld import (
+    PLDAccountant,
+    SubsampledGaussian,
+    lower_one_step,
+    upper_one_step,
+)
+from certdp.errors import InputError
+from certdp.numerics.gdp import delta_mu, eps_from_mu_delta
+
+H = Fraction(1, 256)
+
+
+def _mp(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _bisect(g, a, b):
+    ga = g(a)
+    for _ in range(200):
+        m = (a + b) / 2
+        gm = g(m)
+        if (gm < 0) == (ga < 0):
+            a, ga = m, gm
+        else:
+            b = m
+    return (a + b) / 2
+
+
+def hockey_stick_quad(sigma: Fraction, q: Fraction, eps: Fraction) -> mpmath.mpf:
+    """max over add/remove of ∫ (p − e^ε q)⁺ dx by mpmath quadrature (30 digits),
+    split at the crossing point so the integrand is smooth on each piece."""
+    with mpmath.workdps(30):
+        s, qq, e = _mp(sigma), _mp(q), _mp(eps)
+        n0 = lambda x: mpmath.npdf(x, 0, s)  # noqa: E731
+        n1 = lambda x: mpmath.npdf(x, 1, s)  # noqa: E731
+        mix = lambda x: (1 - qq) * n0(x) + qq * n1(x)  # noqa: E731
+        best = mpmath.mpf(0)
+        for P, Q in ((mix, n0), (n0, mix)):
+            g = lambda x: P(x) - mpmath.exp(e) * Q(x)  # noqa: E731
+            pts = [-80 * s, -20 * s, -5 * s, 0, 1, 5 * s, 20 * s, 80 * s]
+            cuts = []
+            for a, b in zip(pts, pts[1:]):
+                if g(a) * g(b) < 0:
+                    cuts.append(_bisect(g, a, b))
+            val = mpmath.quad(lambda x: max(g(x), 0), sorted(pts + cuts))
+            best = max(best, val)
+        return best
+
+
+@pytest.mark.parametrize(
+    "sigma,q,eps",
+    [
+        (Fraction(1), Fraction(1, 2), Fraction(1, 2)),
+        (Fraction(2), Fraction(1, 100), Fraction(0)),
+        (Fraction(1, 2), Fraction(3, 10), Fraction(2)),
+        (Fraction(3), Fraction(1), Fraction(1, 4)),
+        (Fraction(47, 5), Fraction(16384, 50000), Fraction(1, 20)),
+    ],
+)
+def test_one_step_contains_quadrature(sigma, q, eps):
+    acc = PLDAccountant(h=H).compose(SubsampledGaussian(sigma, q), 1)
+    enc = acc.delta(eps)
+    truth = hockey_stick_quad(sigma, q, eps)
+    assert enc.contains(truth), (enc, truth)
+    # tight: the discretisation error of one step is second order in h
+    assert float(enc.hi - enc.lo) < 0.05 * float(truth) + 1e-12
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sigma=st.fractions(min_value=Fraction(1, 2), max_value=Fraction(5), max_denominator=20),
+    q=st.fractions(min_value=Fraction(1, 100), max_value=Fraction(1), max_denominator=100),
+    eps=st.fractions(min_value=Fraction(0), max_value=Fraction(3), max_denominator=16),
+)
+def test_one_step_contains_quadrature_random(sigma, q, eps):
+    acc = PLDAccountant(h=Fraction(1, 128)).compose(SubsampledGaussian(sigma, q), 1)
+    enc = acc.delta(eps)
+    assert enc.contains(hockey_stick_quad(sigma, q, eps))
+
+
+def test_gaussian_composition_matches_gdp_closed_form():
+    # rate 1: T-fold Gaussian with noise σ is exactly (√T/σ)-GDP
+    acc = PLDAccountant(h=Fraction(1, 512)).compose(SubsampledGaussian(Fraction(5)), 100)
+    for eps in (Fraction(0), Fraction(1), Fraction(3)):
+        enc = acc.delta(eps)
+        truth = delta_mu(2, eps, digits=30)
+        assert enc.lo <= truth.lo and truth.hi <= enc.hi, (eps, enc, truth)
+        assert float(enc.hi - enc.lo) < 2e-3 * float(truth.mid) + 1e-15
+    e = acc.epsilon("1e-5")
+    t = eps_from_mu_delta(2, "1e-5")
+    assert e.lo <= t.lo and t.hi <= e.hi
+    assert float(e.hi - e.lo) < 1e-2
+
+
+def test_heterogeneous_gaussians_match_gdp():
+    # μ² = 3/2² + 2/1² = 11/4
+    acc = (PLDAccountant(h=Fraction(1, 128))
+           .compose(SubsampledGaussian(Fraction(2)), 3)
+           .compose(SubsampledGaussian(Fraction(1)), 2))
+    import math
+
+    mu = math.sqrt(11 / 4)
+    with mpmath.workdps(40):
+        m = mpmath.sqrt(mpmath.mpf(11) / 4)
+        for eps in (Fraction(1, 2), Fraction(2)):
+            e = _mp(eps)
+            truth = mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+            assert acc.delta(eps).contains(truth)
+    assert mu > 0
+
+
+def test_upper_and_lower_one_step_masses():
+    pair = SubsampledGaussian(Fraction(2), Fraction(1, 10)).pair("remove")
+    up = upper_one_step(pair, H, 60)
+    lo = lower_one_step(pair, H, 60)
+    assert up.total_units() >= 2**60  # masses rounded up: at least a probability measure
+    assert lo.total_units() <= 2**60  # rounded down / dropped: at most one
+    assert up.kind == "upper" and lo.kind == "lower"
+
+
+def test_catalog_mechanisms_are_accepted():
+    from certdp.mechanisms.spec import parse_spec
+
+    a = PLDAccountant(h=H).compose(parse_spec("subsample(gaussian(sigma=2), rate=1/10)"), 3)
+    b = PLDAccountant(h=H).compose(SubsampledGaussian(Fraction(2), Fraction(1, 10)), 3)
+    assert a.delta("1/2") == b.delta("1/2")
+    g = PLDAccountant(h=H).compose(parse_spec("gaussian(sigma=4, sensitivity=2)"), 1)
+    assert g.delta("1/2").contains(delta_mu(Fraction(1, 2), Fraction(1, 2), digits=30).mid)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(sigma=0), dict(sigma=-1), dict(sigma=1, rate=0), dict(sigma=1, rate=Fraction(3, 2))],
+)
+def test_bad_pairs_rejected(kwargs):
+    with pytest.raises(InputError):
+        SubsampledGaussian(**kwargs)
+
+
+def test_bad_accountant_input():
+    with pytest.raises(InputError):
+        PLDAccountant(h=0)
+    with pytest.raises(InputError):
+        PLDAccountant().compose(SubsampledGaussian(1), 0)
+    with pytest.raises(InputError):
+        PLDAccountant().compose(object(), 1)
+    with pytest.raises(InputError):
+        PLDAccountant().compose(SubsampledGaussian(1), 1).epsilon(0)
+
+
+def test_delta_monotone_and_epsilon_consistent():
+    acc = PLDAccountant(h=H).compose(SubsampledGaussian(Fraction(1), Fraction(1, 5)), 20)
+    from certdp.numerics.ball import dyadic_to_fraction
+
+    e = acc.epsilon("1e-4")
+    assert e.lo > 0
+    # the ε enclosure and the δ enclosures must be mutually consistent:
+    # δ(ε.hi) can't be certainly above the target, δ(ε.lo) can't be certainly below
+    assert not acc.delta(dyadic_to_fraction(e.hi)).certainly_greater_than("1e-4")
+    assert not acc.delta(dyadic_to_fraction(e.lo)).certainly_less_than("1e-4")
+    # and δ is non-increasing
+    d1, d2 = acc.delta("1/2"), acc.delta(1)
+    assert d2.lo <= d1.hi
+
+
+@pytest.mark.slow
+def test_big_dpsgd_support_stays_bounded():
+    acc = PLDAccountant().compose(SubsampledGaussian(Fraction(47, 5), Fraction(16384, 50000)), 2000)
+    for rel in ("add", "remove"):
+        assert acc.plds("upper")[rel].length < 40000
