@@ -22,9 +22,16 @@ evaluation is not finite, the bound uses δ̂ ≥ δ̂(cell's right end), i.e. i
 assumes the naive profile is non-increasing there (a privacy profile must
 be); wherever δ̂' is evaluated and is certainly positive, InputError is raised.
 
-Seed findings (see tests/test_tradeoff.py and the helper's report): the
-printed switch points ε2 ≈ 1.187, δ2 ≈ 0.244 (SGD) and ε3 ≈ 1.159,
-δ3 ≈ 0.468 (ICEA) and the App C example are checked digit by digit there.
+Seed findings (certified here, checked in tests/test_tradeoff.py):
+* SGD (A=2, B=1, σ=2): ε2 ∈ [1.1878488995805132583, 1.187848899580513258331],
+  δ2 = e^{-ε2²} ≈ 0.2439029184.  The printed δ2 ≈ 0.244 holds; the printed
+  ε2 ≈ 1.187 is the *truncation* of 1.18785 (rounded it is 1.188).
+* ICEA (m=20, n=4): ε3 ≈ 1.1566070354, δ3 = 4e^{-2}/ε3 ≈ 0.4680424002.
+  The printed δ3 ≈ 0.468 holds; the printed ε3 ≈ 1.159 is WRONG in the third
+  decimal (the true value is 1.1566...; 1.15 holds).
+* §5.2 example (σ = −C log δ0/ε0, target (0.2, e^{-2})): ε0 ≈ 0.3338923411,
+  δ0 ≈ 0.0672216935, σ ≈ 8.0857178544 C: every printed digit (0.334, 0.067,
+  8.086) holds.
 """
 
 from __future__ import annotations
