@@ -372,3 +372,17 @@ def test_cancelling_leading_constants_are_not_zero():
     # ε²/(2ε² − 2 log 3 + o(1)): relative error log 3/ε² (+ o)
     assert_ratio_approaches(ratio(lambda x: -3 * mpmath.expm1(-mpmath.exp(-x**2))), mpmath.mpf(1) / 2,
                             lambda x: mpmath.mpf(2) / x**2)
+
+
+def test_fully_symbolic_subsampling_and_composition():
+    # seed 000 §5.3 for every rate γ > 0: L(γ δ_μ(h_γ(ε))) = μ²;  k-fold: δ_{μ√k} ⇒ L = kμ²
+    g = sympy.Symbol("gamma", positive=True)
+    k = sympy.Symbol("k", positive=True, integer=True)
+    assert sympy.simplify(identify(g * gdp(MU).subs(E, sub_arg(g))).L - MU**2) == 0
+    assert sympy.simplify(identify(gdp(MU * sympy.sqrt(k))).L - k * MU**2) == 0
+
+
+def test_laplace_ratio_is_zero_numerically():
+    # δ = 0 beyond ε = 2, so ε²/(−2 log δ) = ε²/∞ = 0 = L at every test point
+    f = lambda x: max(1 - mpmath.exp(mpmath.mpf(x) / 2 - 1), 0)  # noqa: E731
+    assert all(ratio(f)(x) == 0 for x in EPS_POINTS)

@@ -17,11 +17,7 @@ import functools
 
 import sympy
 
-from flint import arb
-
-from certdp.limits._balls import _NoBall, ball
 from certdp.limits.asymptotics import Undecided, sign_of
-from certdp.numerics.ball import working_precision
 
 _FLIP = {"pos": "neg", "neg": "pos", "nonneg": "nonpos", "nonpos": "nonneg", None: None}
 
@@ -35,22 +31,24 @@ def _const_dsign(c: sympy.Expr) -> str | None:
 
 
 def _sign_by_monotone_from_zero(e: sympy.Expr, eps: sympy.Symbol) -> str | None:
-    """A nondecreasing e with e(0) > 0 (continuous at 0) is positive on (0, ∞);
-    a nonincreasing e with e(0) < 0 is negative.  e(0) by ball arithmetic."""
-    if not e.free_symbols <= {eps}:
-        return None
+    """A nondecreasing e with e(0) > 0 (>= 0) is positive (nonnegative) on
+    (0, ∞); symmetrically for nonincreasing.  e(0) is the exact value
+    e.subs(ε, 0) (finite, so e is continuous at 0), its sign certified by
+    ball arithmetic or by the parameters' assumptions."""
     m = mono(e, eps)
     if m not in (1, -1):
         return None
-    try:
-        with working_precision(128):
-            v = ball(e, {eps: arb(0)})
-    except _NoBall:
+    v = e.subs(eps, 0)
+    if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or v.is_finite is False:
         return None
-    if m == 1 and v > 0:
-        return "pos"
-    if m == -1 and v < 0:
-        return "neg"
+    try:
+        sv = sign_of(v)
+    except Undecided:
+        return None
+    if m == 1 and sv >= 0:
+        return "pos" if sv > 0 else "nonneg"
+    if m == -1 and sv <= 0:
+        return "neg" if sv < 0 else "nonpos"
     return None
 
 
