@@ -19,6 +19,7 @@ from certdp.mechanisms.catalog import CATALOG, catalog_listing, describe
 from certdp.mechanisms.evaluate import delta_enclosure, eps_enclosure
 from certdp.mechanisms.params import CatalogMechanism, DeltaUnattainable, Param
 from certdp.mechanisms.spec import format_spec, parse_spec
+from certdp.mechanisms.tradeoff_specs import Icea, Sgd, Tradeoff
 from certdp.mechanisms.transforms import ClipReify, Compose, Subsample
 from certdp.mechanisms.user import Profile
 
@@ -45,4 +46,7 @@ __all__ = [
     "Compose",
     "ClipReify",
     "Profile",
+    "Tradeoff",
+    "Sgd",
+    "Icea",
 ]
