@@ -422,3 +422,13 @@ def test_profiles_are_sympy_in_eps():
             val = sympy.N(expr.subs(EPS, sympy.Rational(e.numerator, e.denominator) if isinstance(e, Fraction) else e), 40)
             with mpmath.workdps(DPS):
                 assert abs(mpmath.mpf(str(val)) - ref(e)) < mpmath.mpf(10) ** -30
+
+
+def test_seed000_sec42_tail_mass():
+    """Seed 000 §4.2: with μ = 6, δ_μ(100) is 'on the order of 1e-43' and
+    δ_μ(200) is 'smaller than 1e-202'."""
+    d100 = delta_enclosure(GaussianDP(mu=6), 100)
+    d200 = delta_enclosure(GaussianDP(mu=6), 200)
+    assert d100.certainly_greater_than(Fraction(1, 10**43)) and d100.certainly_less_than(Fraction(1, 10**42))
+    assert d200.certainly_less_than(Fraction(1, 10**202))
+    assert contains(d100, gauss_closed(6, 100)) and contains(d200, gauss_closed(6, 200))
