@@ -386,3 +386,13 @@ def test_laplace_ratio_is_zero_numerically():
     # δ = 0 beyond ε = 2, so ε²/(−2 log δ) = ε²/∞ = 0 = L at every test point
     f = lambda x: max(1 - mpmath.exp(mpmath.mpf(x) / 2 - 1), 0)  # noqa: E731
     assert all(ratio(f)(x) == 0 for x in EPS_POINTS)
+
+
+def test_max_min_of_gdp_profiles_logscale():
+    # log Max(a, b) = max(log a, log b): Max(δ_1, δ_2) has L = 4, Min(δ_1, δ_2) has L = 1,
+    # Min(δ_2, e^{−ε²}) has L = 1/2 (hand: the smaller tail wins for Min, the larger for Max)
+    one, two = gdp(sympy.Integer(1)), gdp(sympy.Integer(2))
+    assert identify(sympy.Max(one, two)).L == 4
+    assert identify(sympy.Min(one, two)).L == 1
+    assert identify(sympy.Min(two, sympy.exp(-E**2))).L == R(1, 2)
+    assert identify(sympy.Max(two, sympy.exp(-E**2))).L == 4

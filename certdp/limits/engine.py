@@ -316,6 +316,33 @@ class Engine:
         return self.an(d).sign
 
     def _maxmin(self, e: sympy.Expr) -> Asym:
+        try:
+            return self._maxmin_branch(e)
+        except Undecided as err:
+            r = self._maxmin_logscale(e)
+            if r is None:
+                raise err
+            return r
+
+    def _maxmin_logscale(self, e: sympy.Expr) -> Asym | None:
+        """For positive branches, log Max(a, b) = max(log a, log b) exactly (and
+        min for Min): if one branch's log dominates, its leading log term is
+        the answer -- no branch threshold is needed for the limit."""
+        is_max = e.func is sympy.Max
+        A = [(a, self.an(a)) for a in e.args]
+        if any(x.sign != 1 or x.llead is None for _, x in A):
+            return None
+        for a, x in A:
+            if all(o is a or (dominates(x, y) if is_max else dominates(y, x)) for o, y in A):
+                name = "Max" if is_max else "Min"
+                self.note(f"log {e} = {'max' if is_max else 'min'} of the logs of its (positive) branches, and "
+                          f"log({a}) ~ {x.llead.show()} {'dominates' if is_max else 'is dominated by'} the others; "
+                          f"so log {e} ~ {x.llead.show()} (no branch threshold was certified; none is needed "
+                          f"for the limit)", f"log {name}(a, b) = {'max' if is_max else 'min'}(log a, log b)")
+                return Asym(1, x.lead, x.llead, x.limit)
+        return None
+
+    def _maxmin_branch(self, e: sympy.Expr) -> Asym:
         is_max = e.func is sympy.Max
         args = list(e.args)
         best = args[0]
