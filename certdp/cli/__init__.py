@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "certdp.cli.measure",
     "certdp.cli.verify",
     "certdp.cli.plot",
+    "certdp.cli.proofs",
 ]
 
 
