@@ -738,3 +738,37 @@ def algorithm3(
     return Algorithm3Result(
         Enclosure.hull(Enclosure.exact(mu_lo), Enclosure.exact(mu_hi)), n, counter.profile, bis
     )
+
+
+# ---------------------------------------------------------------------------
+# "not μ-GDP" witnesses
+# ---------------------------------------------------------------------------
+
+
+def find_not_gdp_witness(mechanism: Mechanism, mu: object, *, eps_max: object = 256) -> Fraction | None:
+    """A point ε* in [0, eps_max] with certified δ_A(ε*) > δ_μ(ε*) (so the mechanism
+    is not μ-GDP, seed 000 Cor 4.1), or None if the float search finds none."""
+    m = exact(mu, "mu")
+    if m <= 0:
+        raise InputError(f"mu must be positive, got {mu}")
+    e_max = exact(eps_max, "eps_max")
+    pts = _sample_points(e_max)
+    counter = _Counter()
+    vals = sorted(((_gdpt_float(mechanism, p, counter), p) for p in pts), key=lambda t: -t[0])
+    for v, p in vals[:8]:
+        if not v > float(m):
+            break
+        y = profile_ball(mechanism, p, prec=160)
+        if lower_bound(y) > upper_bound(delta_mu_cert_ball(m, p, 96)):
+            return p
+    return None
+
+
+def not_gdp_certificate(mechanism: Mechanism, mu: object, *, eps_max: object = 256) -> dict[str, Any]:
+    """Certificate (kind ``not_gdp``) that the mechanism is not μ-GDP; InputError if no witness is found."""
+    from certdp.certificates.writer import not_gdp_certificate as _write  # noqa: PLC0415
+
+    p = find_not_gdp_witness(mechanism, mu, eps_max=eps_max)
+    if p is None:
+        raise InputError(f"no witness found that {mechanism!r} is not {mu}-GDP on [0, {eps_max}]")
+    return _write(mechanism.spec(), exact(mu, "mu"), p)
