@@ -440,3 +440,38 @@ def test_seed000_sec42_tail_mass():
         m = mpmath.mpf(6)
         refs = [mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2) for e in (mpmath.mpf(100), mpmath.mpf(200))]
     assert contains(d100, refs[0]) and contains(d200, refs[1])
+
+
+@settings(max_examples=40)
+@given(
+    kind=st.sampled_from(["laplace", "pure", "approx", "rr"]),
+    a=st.fractions(min_value=0, max_value=6, max_denominator=100).filter(lambda q: q > 0),
+    d0=st.fractions(min_value=0, max_value=Fraction(1, 10), max_denominator=10**6),
+    target=st.fractions(min_value=0, max_value=1, max_denominator=10**6).filter(lambda q: q < 1),
+)
+def test_closed_form_inverses_random(kind, a, d0, target):
+    """ε(δ) enclosures vs the inverse written in mpmath (clipped at 0)."""
+    with mpmath.workdps(DPS):
+        A, D, D0 = mp(a), mp(target), mp(d0)
+        if kind == "laplace":  # scale 1/a: θ = a
+            mech, truth = Laplace(scale=1 / a), max(A + 2 * mpmath.log(1 - D), 0) if D > 0 else A
+        elif kind == "pure":
+            mech = PureDP(eps=a)
+            arg = mpmath.exp(A) - D * (1 + mpmath.exp(A))
+            truth = mpmath.log(arg) if arg > 1 else mpmath.mpf(0)
+        elif kind == "approx":
+            mech = ApproxDP(eps=a, delta=d0)
+            if target < d0:
+                with pytest.raises(DeltaUnattainable):
+                    eps_enclosure(mech, target)
+                return
+            arg = mpmath.exp(A) - (D - D0) / (1 - D0) * (1 + mpmath.exp(A))
+            truth = mpmath.log(arg) if arg > 1 else mpmath.mpf(0)
+        else:  # randomized response with q = e^a/(1+e^a) is pure_dp(a)'s worst case
+            q = Fraction(1) - Fraction(1, 2 + int(a))  # an exact probability in [1/2, 1)
+            mech = RandomizedResponse(p=q)
+            Q = mp(q)
+            truth = mpmath.log((Q - D) / (1 - Q)) if Q - D > 1 - Q else mpmath.mpf(0)
+    enc = eps_enclosure(mech, target)
+    assert contains(enc, truth, CANCEL)
+    assert enc.width < arb(2) ** -45
