@@ -17,7 +17,7 @@ from certdp.errors import InputError, PrecisionError
 from certdp.expr import EPS, X, compile_ball, evaluate, evaluate_ball, parse_expression
 from certdp.numerics.ball import working_precision
 from test_expr_support import EPS as TRUTH_EPS
-from test_expr_support import expressions, mp_value
+from test_expr_support import expressions, mp_value, scaled
 
 LAPLACE = "Max(1 - exp(eps/2 - 1), 0)"
 GDP = "Phi(-eps/mu + mu/2) - exp(eps)*Phi(-eps/mu - mu/2)"
@@ -288,7 +288,7 @@ def test_precision_is_respected_and_restored():
     st.fractions(min_value=0, max_value=40, max_denominator=1000),
     st.sampled_from([5, 15, 30]),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 def test_evaluate_containment(text, eps, digits):
     expr = parse_expression(text, parameters={"mu": "1.5"} if "mu" in text else None)
     truth = mp_value(expr, eps, dps=80)
@@ -315,7 +315,7 @@ def test_evaluate_containment(text, eps, digits):
     st.lists(st.fractions(min_value=0, max_value=1, max_denominator=97), min_size=1, max_size=3),
     st.sampled_from([20, 53, 128]),
 )
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(150), deadline=None)
 def test_interval_soundness_random(expr, a, w, ts, prec):
     b = a + w
     with working_precision(prec):
@@ -355,7 +355,7 @@ def _in(iv, value, rel=1e-30) -> bool:
     st.fractions(min_value=0, max_value=2, max_denominator=12),
     st.fractions(min_value=0, max_value=1, max_denominator=89),
 )
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(120), deadline=None)
 def test_extended_ad_soundness(expr, a, w, t):
     b = a + w
     f = ext.compile_interval_ad(expr, EPS)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from certdp.errors import InputError
 from certdp.expr import EPS, parse_expression
-from test_expr_support import expressions
+from test_expr_support import expressions, scaled
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
 
 
 @given(expressions(max_leaves=10))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled(200), deadline=None)
 def test_roundtrip_sympy_str(expr):
     text = str(expr)
     once = parse_expression(text)
@@ -90,7 +90,7 @@ def _text_expr():
 
 
 @given(_text_expr())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled(200), deadline=None)
 def test_roundtrip_generated_text(text):
     try:
         e = parse_expression(text)
@@ -110,7 +110,7 @@ _GRAMMAR_CHARS = "0123456789.eE+-*/()<>=, epsxabcPhiMaxMinPiecewiseTrueif_^'\"[]
 
 
 @given(st.one_of(st.text(max_size=60), st.text(alphabet=_GRAMMAR_CHARS, max_size=60)))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 def test_junk_gives_inputerror_or_expression(text):
     try:
         e = parse_expression(text)

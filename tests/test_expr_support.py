@@ -8,6 +8,7 @@ Piecewise conditions are decided exactly by sympy at the rational point.
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 import mpmath
@@ -15,6 +16,11 @@ import sympy
 from hypothesis import strategies as st
 
 EPS = sympy.Symbol("eps", nonnegative=True, real=True)
+
+
+def scaled(n: int) -> int:
+    """Hypothesis example count, scaled by $CERTDP_FUZZ_SCALE (default 1) for long runs."""
+    return max(1, int(n * float(os.environ.get("CERTDP_FUZZ_SCALE", "1"))))
 
 
 class Undefined(Exception):
