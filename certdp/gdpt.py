@@ -213,10 +213,16 @@ def _dmu_slope(mu_b: arb, eb: arb) -> tuple[arb, arb]:
     return Phi_ball(A) - t, t
 
 
-def _dmu_slope_at(mu: Fraction, mu_b: arb, eps: Fraction) -> tuple[arb, arb]:
+def _dmu_slope_at(mu: Fraction, mu_b: arb, eps: Fraction, eps_b: arb | None = None) -> tuple[arb, arb]:
     prec = _delta_mu_start_prec(64, float(mu), float(eps))
     with working_precision(prec):
-        return _dmu_slope(mu_b, to_ball(eps))
+        return _dmu_slope(mu_b, to_ball(eps) if eps_b is None else eps_b)
+
+
+def _point_ball(x: Fraction) -> arb:
+    """A 128-bit ball containing x (reused for every evaluation at x)."""
+    with working_precision(128):
+        return to_ball(x)
 
 
 def _search_step(mu_b: arb, mu: Fraction, a: Fraction, U: arb, d: arb, slope: arb, counter: _Counter) -> float:
@@ -269,12 +275,17 @@ def _cover(
     with working_precision(128):
         mu_b = to_ball(mu)
     d_a, sl_a = _dmu_slope_at(mu, mu_b, a)
+    a_ball = _point_ball(a)
     counter.mu += 1
     while a < eps_h:
         if len(points) > max_cells:
             return _Cover(False, points, a, budget=True)
-        U = upper_bound(profile_ball(mech, a, counter=counter))
-        if not U > 0:
+        with working_precision(PROFILE_PREC):
+            U = mech.delta_ball(a_ball)
+        counter.profile += 1
+        if not U.is_finite():
+            U = profile_ball(mech, a, counter=counter)
+        if U.is_zero() or U <= 0:
             points.append(eps_h)  # δ_A = 0 on [a, ∞): any cell end works
             break
         s = _search_step(mu_b, mu, a, U, d_a, sl_a, counter)
@@ -291,16 +302,17 @@ def _cover(
                 b = _decimal_down(target, s / 1024, a)
                 if b <= a:
                     b = a + Fraction(s).limit_denominator(10**18)
-            d_b, sl_b = _dmu_slope_at(mu, mu_b, b)
+            b_ball = _point_ball(b)
+            d_b, sl_b = _dmu_slope_at(mu, mu_b, b, b_ball)
             counter.mu += 1
-            if U <= lower_bound(d_b):
+            if U <= d_b:  # arb: upper(δ_A(a)) <= lower(δ_μ(b))
                 done = True
                 break
             s = (float(b) - float(a)) * 0.5 if b > a else s * 0.5
         if not done:
             return _Cover(False, points, a)
         points.append(b)
-        a, d_a, sl_a = b, d_b, sl_b
+        a, a_ball, d_a, sl_a = b, b_ball, d_b, sl_b
     return _Cover(True, points)
 
 

@@ -211,3 +211,25 @@ def test_laplace_performance_budget():
     assert r.mu.contains(LAPLACE_MU)
     # Algorithm 3 at the same width needs n = ⌈2√(2π)·10⁶·100⌉ ≈ 5·10⁸ profile evaluations
     assert algorithm3_cells(100, 10**6) > 1000 * r.evaluations
+
+
+def test_seed001_table1_gdp_rows():
+    """Seed 001 Table 1: 50-fold composition of 0.2-DP.  GDP row (Thm 5.1, μ·√50)
+    3.1 | 5.06 | 6.47 | 7.62 and GDP (Lap) row (measured μ of Laplace, Δ/b = 0.2)
+    2.87 | 4.74 | 6.09 | 7.19 for δ = 0.1, 0.01, 0.001, 0.0001."""
+    from certdp.numerics.gdp import eps_from_mu_delta, mu_from_pure_dp
+
+    r = measure(parse_spec("laplace(scale=5)"), width="1e-7")
+    pure = mu_from_pure_dp("0.2")
+    rows = {"GDP": (pure, ["3.1", "5.06", "6.47", "7.62"]), "Lap": (r.mu, ["2.87", "4.74", "6.09", "7.19"])}
+    s50_lo, s50_hi = Fraction(7071067811865475, 10**15), Fraction(7071067811865476, 10**15)  # √50 bracket
+    assert s50_lo**2 < 50 < s50_hi**2
+    for name, (enc, printed) in rows.items():
+        from certdp.numerics.ball import dyadic_to_fraction
+
+        lo, hi = dyadic_to_fraction(enc.lo) * s50_lo, dyadic_to_fraction(enc.hi) * s50_hi
+        for delta, text in zip(["0.1", "0.01", "0.001", "0.0001"], printed):
+            e_lo, e_hi = eps_from_mu_delta(lo, delta).lo, eps_from_mu_delta(hi, delta).hi
+            # the printed value is the enclosure rounded to its printed digits
+            digits = len(text.split(".")[1])
+            assert round(float(e_lo), digits) == round(float(e_hi), digits) == float(text), (name, delta, e_lo, e_hi)
