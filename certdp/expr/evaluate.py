@@ -318,6 +318,11 @@ class _Compiler:
         self.index = {v: i for i, v in enumerate(variables)}
 
     def node(self, e: sympy.Basic) -> Node:
+        if not e.free_symbols and isinstance(e, sympy.Expr) and e.args:
+            return self.constant(e)
+        return self.node_general(e)
+
+    def node_general(self, e: sympy.Basic) -> Node:
         if isinstance(e, sympy.Symbol):
             if e not in self.index:
                 raise InputError(f"expression has a free variable {e} that was not given a value")
@@ -359,6 +364,20 @@ class _Compiler:
             inner = self.node(e.args[0])
             return lambda a: fn(inner(a))
         raise InputError(f"cannot evaluate {type(e).__name__} in {e}: unsupported in certified evaluation")
+
+    def constant(self, e: sympy.Expr) -> Node:
+        """A constant subtree (sqrt(2), log(3)/2, ...): evaluated once per precision."""
+        inner = self.node_general(e)
+        cache: dict[int, arb] = {}
+
+        def const(_a: Args) -> arb:
+            p = ctx.prec
+            b = cache.get(p)
+            if b is None:
+                b = cache[p] = inner(())
+            return b
+
+        return const
 
     @staticmethod
     def add(nodes: list[Node]) -> Node:
@@ -518,6 +537,10 @@ def evaluate_ball(expr: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb:
     ``env`` maps symbols (or their names) to ``arb`` balls (exact numbers
     are converted with :func:`~certdp.numerics.ball.to_ball`).
     """
+    if len(env) == 1:
+        ((k, v),) = env.items()
+        if isinstance(k, sympy.Symbol) and isinstance(v, arb):  # fast path
+            return _compiled(expr, (k,))((v,))
     env2 = _resolve_env(expr, env)
     variables = tuple(env2)
     balls = tuple(v if isinstance(v, arb) else to_ball(v, str(k)) for k, v in env2.items())
