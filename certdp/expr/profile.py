@@ -1,7 +1,10 @@
 """Validation of a privacy profile δ(ε) on [0, ∞).
 
-Seed 000 (Def 4.1 and §2) takes a privacy profile to be a function
-δ: [0, ∞) → [0, 1] that is non-increasing with δ(0) < 1.
+A privacy profile is a non-increasing function δ: [0, ∞) → [0, 1] with
+δ(0) < 1 (issue 3).  Note: seed 000, Def 4.1 (GDPT) only asks for f
+non-increasing, non-negative, f(0) <= 1; certdp requires δ(0) < 1 because
+δ_μ(0) = 2Φ(μ/2) − 1 < 1 for every finite μ, so δ(0) = 1 makes
+G_f(0) = μ_GDP(0, 1) = ∞ (no GDP guarantee at all).
 :func:`validate_profile` proves as much of this as it can and says exactly
 what it could not prove:
 
@@ -203,7 +206,10 @@ def validate_profile(
     if not d0.is_finite():
         unproved.append(f"δ(0) could not be evaluated (got {d0}); is δ defined at 0?")
     elif d0 >= 1:
-        raise InputError(f"not a privacy profile: δ(0) = {_show(d0)} >= 1 (seed 000 Def 4.1 needs δ(0) < 1)")
+        raise InputError(
+            f"not a privacy profile: δ(0) = {_show(d0)} >= 1 (certdp needs δ(0) < 1: no finite μ has "
+            f"δ_μ(0) = 2Φ(μ/2) - 1 >= 1)"
+        )
     elif d0 < 0:
         raise InputError(f"not a privacy profile: δ(0) = {_show(d0)} < 0")
     elif d0 < 1:
