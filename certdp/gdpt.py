@@ -360,6 +360,9 @@ class Measurement:
     evaluations: int
     mu_evaluations: int
     precision: int = PROFILE_PREC
+    #: hypotheses of a privacy profile (non-increasing, in [0, 1]) that could not be
+    #: proved for a user ``profile("...")``; the result holds under them.
+    assumptions: tuple[str, ...] = ()
 
     @property
     def cells(self) -> int:
@@ -382,6 +385,8 @@ class Measurement:
                 f"{mu_s}-GDP except residual: delta_A(eps) <= delta_mu(eps) + {self.residual.hi_str(6)} "
                 f"for all eps >= 0 (head proved on [0, {fraction_to_str(self.eps_max)}])"
             )
+        if self.assumptions:
+            s += f" [ASSUMING unproved profile hypotheses: {'; '.join(self.assumptions)}]"
         if self.strict_mu_at_least is not None:
             s += f"; the strict GDP parameter is at least {self.strict_mu_at_least.lo_str(8)} (tail limit)"
         elif self.tail.L == "oo":
@@ -646,6 +651,7 @@ def measure(
         breakpoints=tuple(cov.breakpoints),
         evaluations=counter.profile,
         mu_evaluations=counter.mu,
+        assumptions=tuple(str(a) for a in (getattr(mechanism, "assumptions", ()) or ())),
     )
 
 

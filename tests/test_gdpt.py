@@ -233,3 +233,10 @@ def test_seed001_table1_gdp_rows():
             # the printed value is the enclosure rounded to its printed digits
             digits = len(text.split(".")[1])
             assert round(float(e_lo), digits) == round(float(e_hi), digits) == float(text), (name, delta, e_lo, e_hi)
+
+
+@pytest.mark.slow
+def test_laplace_width_1e9():
+    r = measure(parse_spec("laplace(scale=1/2)"), width="1e-9", eps_max=100)
+    assert r.mu.contains(LAPLACE_MU)
+    assert r.mu_upper - r.mu_lower <= Fraction(1, 10**9)

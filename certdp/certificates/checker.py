@@ -97,6 +97,10 @@ def _decide(test, prec: int, what: str) -> None:
 
 def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
     claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
+    unproved = tuple(getattr(mech, "assumptions", ()) or ())
+    if unproved and claim["kind"] != "not_gdp":
+        # the cell and tail arguments need a non-increasing profile (seed 000 Def 4.1)
+        raise StepFailed(f"mechanism: profile hypotheses not proved: {'; '.join(map(str, unproved))}")
     kind = claim["kind"]
     mu = _num(claim["mu"], "claim.mu")
     if mu <= 0:
