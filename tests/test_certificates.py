@@ -260,3 +260,15 @@ def test_checker_imports_only_the_kernel():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_prdp_kinds_are_dispatched():
+    """Kinds of certdp.certificates.check_prdp go to that checker (seed 004 certificates)."""
+    pytest.importorskip("certdp.certificates.check_prdp")
+    constructions = pytest.importorskip("certdp.prdp.constructions")
+    writer = pytest.importorskip("certdp.prdp.certificate")
+    doc = writer.counterexample_certificate(constructions.theorem_3_2("1/2", "1/100", "1"))
+    assert check(doc).valid
+    bad = json.loads(json.dumps(doc))
+    bad["claim"]["delta"] = "1/1000"  # the diagonal mechanism is not (1/2, 1/1000)-ADP
+    assert not check(bad).valid
