@@ -211,7 +211,7 @@ class Engine:
             raise Undecided(f"negative power of an eventually-zero base in {e}")
         if a.sign < 0 and not x.is_Integer:
             raise Undecided(f"non-integer power of a negative base in {e}")
-        s = a.sign ** int(x) if x.is_Integer else 1
+        s = (a.sign if int(x) % 2 else 1) if x.is_Integer else 1
         lead = None if a.lead is None else Mono(a.lead.k ** x, a.lead.p * x, a.lead.q * x)
         llead = None
         if a.llead is not None:
@@ -340,6 +340,13 @@ class Engine:
                           f"so log {e} ~ {x.llead.show()} (no branch threshold was certified; none is needed "
                           f"for the limit)", f"log {name}(a, b) = {'max' if is_max else 'min'}(log a, log b)")
                 return Asym(1, x.lead, x.llead, x.limit)
+        ll = A[0][1].llead
+        if cmp_order(ll.order, ZERO_ORDER) > 0 and all(
+                cmp_order(y.llead.order, ll.order) == 0 and sign_of(y.llead.k - ll.k) == 0 for _, y in A):
+            self.note(f"log {e} lies between the logs of its (positive) branches, which all are "
+                      f"~ {ll.show()}; so log {e} ~ {ll.show()}",
+                      "log Max/Min(a, b) is between log a and log b")
+            return asym_from(1, None, ll)
         return None
 
     def _maxmin_branch(self, e: sympy.Expr) -> Asym:
