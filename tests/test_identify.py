@@ -396,3 +396,23 @@ def test_max_min_of_gdp_profiles_logscale():
     assert identify(sympy.Min(one, two)).L == 1
     assert identify(sympy.Min(two, sympy.exp(-E**2))).L == R(1, 2)
     assert identify(sympy.Max(two, sympy.exp(-E**2))).L == 4
+
+
+def test_seed_lemma_A1_finding():
+    # Seed 000 Lemma A.1 prints δ̃_μ = μ e^{−a²/2}/√(2π a²) with δ_μ/δ̃_μ → 1.  mpmath shows the
+    # ratio → 0 (≈ 1/|b|); the correct equivalent is μ e^{−a²/2}/(√(2π) a b), b = a − μ, whose ratio → 1.
+    for mu in (1, 2):
+        m = mpmath.mpf(mu)
+        for eps in (100, 1000):
+            x = mpmath.mpf(eps)
+            a = -x / m + m / 2
+            b = a - m
+            d = mp_gdp(m, x)
+            seed = m * mpmath.exp(-a**2 / 2) / mpmath.sqrt(2 * mpmath.pi * a**2)
+            ours = m * mpmath.exp(-a**2 / 2) / (mpmath.sqrt(2 * mpmath.pi) * a * b)
+            # d/ours = 1 + O(1/a²) (next Mills-ratio term), and ours/seed = 1/|b| exactly
+            assert abs(d / ours - 1) < 4 * (1 + m**2) / a**2
+            assert abs(d / seed * abs(b) - 1) < 4 * (1 + m**2) / a**2
+            assert d / seed < mpmath.mpf(3) / abs(b)  # → 0, not → 1 as printed
+    # the log-scale statement used by Thm 4.4 is unaffected: L(δ_μ) = μ²
+    assert identify(gdp(sympy.Integer(2))).L == 4

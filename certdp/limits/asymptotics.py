@@ -23,6 +23,12 @@ Each rule is an honest asymptotic statement and is recorded in the trace:
   log|sum| = log F₁ − x₁² − 2 log x₁ + O(1).  For δ_μ this is the identity
   δ_μ(ε) = φ(a)(R(−a) − R(−b)), R(x) = 1/x − 1/x³ + O(x⁻⁵), giving
   log δ_μ(ε) = −a²/2 + O(log ε).
+  SEED FINDING (seed 000 Lemma A.1): the printed equivalent
+  δ̃_μ(ε) = μ e^{−a²/2}/√(2π a²) is off by a factor |b|: δ_μ/δ̃_μ → 0 (like
+  1/|b|; e.g. 0.0484 at μ = 1, ε = 20, 0.000999 at ε = 1000).  The correct
+  equivalent is μ e^{−a²/2}/(√(2π)·a·b) ~ μ e^{−a²/2}/(√(2π) a²), b = a − μ
+  (tests/test_identify.py checks both with mpmath).  Thm 4.4 is unaffected:
+  the two differ by O(log ε) in log δ, which is o(ε²).
 * sums: a term whose log-ratio to every other term tends to +∞ dominates
   (A + B = A(1 + o(1))); terms with finite limits add their limits.
 * products, powers, exp, log: monomial arithmetic on lead / llead.
