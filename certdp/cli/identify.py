@@ -12,7 +12,8 @@ expression to an exact number; ``--positive NAME`` keeps NAME symbolic and
 positive (e.g. ``--positive mu`` gives L = mu**2 for the Gaussian profile).
 
 Exit codes: 0 GDP, 1 not GDP or undecided, 2 bad input.
-``--json``: {"verdict", "L", "tail_mu": {"lo","hi"} | null, "trace": [{"step","rule"}]}.
+``--json``: {"verdict", "L" (sympy string; null when undecided), "tail_mu": {"lo","hi"}
+| null, "trace": [{"step","rule"}]}.  A catalog ``profile("...")`` spec works too.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("spec", metavar="SPEC",
                    help='mechanism spec, e.g. "subsample(gaussian_dp(mu=1), rate=0.01)"; '
-                        'with --profile a δ(ε) expression such as "min(1, exp(-eps**2))"')
+                        'with --profile a δ(ε) expression such as "Min(1, exp(-eps**2))"')
     p.add_argument("--profile", action="store_true", help="SPEC is a δ(ε) expression in eps")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="exact value of a parameter of the --profile expression (repeatable)")
