@@ -14,8 +14,6 @@ from certdp.limits.asymptotics import (
     asym_from,
     cmp_order,
     dominates,
-    llead_from_lead,
-    log_ratio,
     sign_of,
     sum_leading,
 )
@@ -415,4 +413,4 @@ class Engine:
         raise Undecided(f"no Piecewise branch holds for large eps in {e}")
 
 
-__all__ = ["Engine", "Undecided", "llead_from_lead", "log_ratio"]
+__all__ = ["Engine", "Undecided"]
