@@ -35,6 +35,7 @@ from certdp.mechanisms import (
 )
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
+from refs import delta_mu_ref
 
 DPS = 60
 SLACK = mpmath.mpf(10) ** -40  # relative; far below the 1e-15 widths under test
@@ -90,15 +91,6 @@ def laplace_closed(b, sens, eps):
         return max(1 - mpmath.exp(mp(eps) / 2 - mp(sens) / (2 * mp(b))), 0)
 
 
-def gauss_ref(mu, eps):
-    """∫ (φ(x − μ) − e^ε φ(x))⁺ dx by quadrature; mu may be an mpf."""
-    with mpmath.workdps(DPS):
-        m, e = (mu if isinstance(mu, mpmath.mpf) else mp(mu)), mp(eps)
-        xs = e / m + m / 2
-        f = lambda x: mpmath.npdf(x, m, 1) - mpmath.exp(e) * mpmath.npdf(x)  # noqa: E731
-        return +mpmath.quad(f, [xs, xs + 2, mpmath.inf])
-
-
 def rr_ref(p, eps):
     """Σ_x (P(x) − e^ε Q(x))⁺ with P = (p, 1−p), Q = (1−p, p) (seed 002 Table 2)."""
     with mpmath.workdps(DPS):
@@ -136,12 +128,28 @@ def test_laplace_contains_hockey_stick(b, sens, eps):
     assert contains(enc, laplace_ref(b, sens, eps))
 
 
-@settings(max_examples=12)
+@settings(max_examples=25)
 @given(sigma=pos("0.2", 5), sens=pos("0.5", 2, 10), eps=st.fractions(min_value=0, max_value=6, max_denominator=100))
-def test_gaussian_contains_hockey_stick(sigma, sens, eps):
+def test_gaussian_contains_thm32(sigma, sens, eps):
+    # reference: seed 000 Thm 3.2 in mpmath with cancellation-aware digits (tests/refs.py)
     enc = delta_enclosure(Gaussian(sigma=sigma, sensitivity=sens), eps)
-    assert contains(enc, gauss_ref(sens / sigma, eps))
+    assert contains(enc, delta_mu_ref(sens / sigma, eps))
     assert enc == delta_enclosure(GaussianDP(mu=sens / sigma), eps)
+
+
+@pytest.mark.parametrize("mu,eps", [(Fraction(1, 2), 0), (Fraction(1, 2), 1), (1, Fraction(1, 3)), (2, 3), (3, Fraction(17, 2))])
+def test_thm32_formula_matches_hockey_stick_definition(mu, eps):
+    """The closed form used as reference equals ∫ (φ(x−μ) − e^ε φ(x))⁺ dx
+    (quadrature of the positive integrand e^ε φ(x*+u) expm1(μu), x* = ε/μ + μ/2).
+    mpmath's quadrature loses accuracy for small μ·large x*, so only moderate cases."""
+    with mpmath.workdps(DPS):
+        m, e = mp(mu), mp(eps)
+        xs = e / m + m / 2
+        f = lambda u: mpmath.exp(e) * mpmath.npdf(xs + u) * mpmath.expm1(m * u)  # noqa: E731
+        q = mpmath.quad(f, [0, 0.25, 1, 4, 16, mpmath.inf])
+    ref = delta_mu_ref(mu, eps)
+    assert abs(q - ref) <= abs(ref) * mpmath.mpf(10) ** -30
+    assert contains(delta_enclosure(GaussianDP(mu=mu), eps), q, abs(q) * mpmath.mpf(10) ** -30)
 
 
 @settings(max_examples=50)
