@@ -64,6 +64,7 @@ from certdp.numerics.gdp import (
     delta_mu_ball,
     mu_from_eps_delta,
 )
+from certdp.certificates.cells import profile_functions, second_order_holds
 from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_series_ball, phi_ball
 
 #: Default absolute width of the μ enclosure.
@@ -316,6 +317,104 @@ def _cover(
     return _Cover(True, points)
 
 
+def _cover2(
+    mech: Mechanism,
+    fns: tuple,
+    mu: Fraction,
+    eps_h: Fraction,
+    min_step: float,
+    counter: _Counter,
+    max_cells: int = MAX_CELLS,
+) -> _Cover:
+    """Like :func:`_cover`, but each cell may also be proved by the second-order
+    (mean value) test of :mod:`certdp.certificates.cells`; the larger proved
+    step wins.  Near the maximiser of G cells then shrink like √margin, not margin."""
+    P, dP = fns
+    a = Fraction(0)
+    points = [a]
+    with working_precision(128):
+        mu_b = to_ball(mu)
+    d_a, sl_a = _dmu_slope_at(mu, mu_b, a)
+    a_ball = _point_ball(a)
+    counter.mu += 1
+    h_prev: float | None = None
+    while a < eps_h:
+        if len(points) > max_cells:
+            return _Cover(False, points, a, budget=True)
+        prec = max(PROFILE_PREC, _delta_mu_start_prec(64, float(mu), float(a)))
+        with working_precision(prec):
+            U = mech.delta_ball(a_ball)
+        counter.profile += 1
+        if not U.is_finite():
+            U = profile_ball(mech, a, counter=counter)
+        if U.is_zero() or U <= 0:
+            points.append(eps_h)
+            break
+        room = float(eps_h - a)
+        best_b: Fraction | None = None
+        best_next: tuple[arb, arb, arb] | None = None
+        # -- second order
+        with working_precision(prec):
+            Pa = P(a_ball)
+            fa = d_a - Pa
+            counter.profile += 1
+            if fa > 0:
+                fprime = -sl_a - dP(a_ball)
+                if fprime < 0:
+                    h0 = float((fa / -fprime).mid())
+                else:
+                    h0 = room
+        if fa > 0:
+            h = min(h0 if math.isfinite(h0) and h0 > 0 else room, room)
+            if h_prev is not None:
+                h = min(h, 4 * h_prev)
+            for _ in range(20):
+                if h < min_step:
+                    break
+                b = eps_h if float(a) + h >= float(eps_h) else _decimal_down(float(a) + h, h / 1024, a)
+                if b <= a:
+                    break
+                b_ball = _point_ball(b)
+                pb = max(prec, _delta_mu_start_prec(64, float(mu), float(b)))
+                with working_precision(pb):
+                    ok = second_order_holds(P, dP, mu_b, a_ball, b_ball, b - a, f_a=fa)
+                counter.profile += 1
+                counter.mu += 1
+                if ok:
+                    best_b = b
+                    break
+                h *= 0.5
+        # -- first order (better far from the maximiser: log-space steps)
+        s = _search_step(mu_b, mu, a, U, d_a, sl_a, counter)
+        if s > 0 and (best_b is None or float(a) + s > float(best_b) * (1 + 1e-12) + 1e-300):
+            for _ in range(24):
+                if s < min_step:
+                    break
+                target = float(a) + s
+                b = eps_h if target >= float(eps_h) else _decimal_down(target, s / 1024, a)
+                if b <= a or (best_b is not None and b <= best_b):
+                    break
+                b_ball = _point_ball(b)
+                d_b, sl_b = _dmu_slope_at(mu, mu_b, b, b_ball)
+                counter.mu += 1
+                if U <= d_b:
+                    best_b, best_next = b, (b_ball, d_b, sl_b)
+                    break
+                s = (float(b) - float(a)) * 0.5
+        if best_b is None:
+            return _Cover(False, points, a)
+        if best_next is None:
+            b_ball = _point_ball(best_b)
+            d_b, sl_b = _dmu_slope_at(mu, mu_b, best_b, b_ball)
+            counter.mu += 1
+            best_next = (b_ball, d_b, sl_b)
+        h_prev = float(best_b - a)
+        points.append(best_b)
+        a = best_b
+        a_ball, d_a, sl_a = best_next
+    return _Cover(True, points)
+
+
 # ---------------------------------------------------------------------------
 # result objects
 # ---------------------------------------------------------------------------
@@ -546,6 +645,7 @@ def measure(
     eta_max: object = DEFAULT_ETA_MAX,
     identify_tail: bool = True,
     max_cells: int = MAX_CELLS,
+    second_order: bool = True,
 ) -> Measurement:
     """Certified enclosure [μ⁻, μ⁺] of sup_{[0, ε_h]} G with a tail statement.
 
@@ -583,6 +683,7 @@ def measure(
     witness = x_star if mu_lo > 0 else None
     est = max(Fraction(v_star) if math.isfinite(v_star) else mu_lo, mu_lo)
 
+    fns = profile_functions(mechanism) if second_order else None
     best: tuple[Fraction, _Cover] | None = None
     margin = w * Fraction(9, 10)
     fail_lo = Fraction(0)
@@ -597,7 +698,10 @@ def measure(
                 break
         if cand <= 0:
             cand = _dyadic_up(w)
-        cov = _cover(mechanism, cand, eps_h, min_step, counter, max_cells)
+        if fns is not None:
+            cov = _cover2(mechanism, fns, cand, eps_h, min_step, counter, max_cells)
+        else:
+            cov = _cover(mechanism, cand, eps_h, min_step, counter, max_cells)
         if cov.ok:
             best = (cand, cov)
             continue

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
+from certdp.certificates.cells import profile_functions, second_order_holds
 from certdp.certificates.schema import (
     GDP_KINDS,
     MalformedCertificate,
@@ -124,14 +125,25 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
     for i in range(len(cells) - 1):
         if not cells[i] < cells[i + 1]:
             raise StepFailed(f"cells: breakpoints {i} and {i + 1} are not increasing")
+    fns = None  # (P, P') for the second-order test, built on first need
     for i in range(len(cells) - 1):
         a, b = cells[i], cells[i + 1]
 
         def cell_ok(p: int, a: Fraction = a, b: Fraction = b) -> bool:
+            nonlocal fns
             y = _prof(mech, a, p)
             if y.is_zero() or y <= 0:  # δ_A(a) = 0 <= δ_μ(b) (δ_μ > 0)
                 return True
-            return bool(y <= _dmu(mu, b, p))  # arb: upper(y) <= lower(δ_μ(b))
+            if y <= _dmu(mu, b, p):  # first order: upper(δ_A(a)) <= lower(δ_μ(b))
+                return True
+            if fns is None:
+                fns = profile_functions(mech) or False
+            if not fns:
+                return False
+            P, dP = fns
+            pb = max(p, _delta_mu_start_prec(p - 24, float(mu), float(b)))
+            with working_precision(pb):
+                return second_order_holds(P, dP, to_ball(mu), to_ball(a), to_ball(b), b - a)
 
         _decide(cell_ok, prec, f"cell {i} [{ev['cells'][i]}, {ev['cells'][i + 1]}]: delta_A(a) <= delta_mu(b) does not hold")
     tail = ev["tail"]

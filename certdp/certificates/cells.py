@@ -1,0 +1,97 @@
+"""The two cell inequalities of GDP certificates (trusted kernel; imports only
+:mod:`certdp.numerics`, :mod:`certdp.expr` and sympy).
+
+A cell [a, b] proves δ_A <= δ_μ on [a, b] if either test holds:
+
+* first order (monotone cell argument, seed 000 Thm 4.6 / DESIGN.md):
+  upper(δ_A(a)) <= lower(δ_μ(b)), or δ_A(a) = 0.  Uses δ_A non-increasing and
+  δ_μ decreasing.
+* second order (mean value): with f = δ_μ − P, where P is the mechanism's
+  profile expression (``profile()``, an upper bound of δ_A, non-increasing):
+  f(a) >= 0 and f(a) + min(0, inf f'([a, b]))·(b − a) >= 0, where
+  f' = δ_μ' − P' is enclosed by interval evaluation on the ball [a, b]
+  (δ_μ'(ε) = −e^ε Φ(−ε/μ − μ/2)).  Sound because for non-increasing P,
+  P(ε) − P(a) <= ∫_a^ε P' (Lebesgue; jumps of a monotone P only go down), so
+  f(ε) >= f(a) + (ε − a)·inf f'.  sympy writes derivatives of Max/Min with
+  Heaviside, which we evaluate as the step 0/1 (union on a tie).
+
+The second test costs two interval evaluations but needs cells only of size
+~√(margin) near the maximiser of the GDPT instead of ~margin.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+import sympy
+from flint import arb
+
+from certdp.errors import InputError
+from certdp.numerics.gdp import delta_mu_ball
+from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_series_ball, phi_ball
+
+
+def _step(*args: Any) -> sympy.Expr:
+    return sympy.Piecewise((0, args[0] < 0), (1, True))
+
+
+def profile_functions(mech: Any) -> tuple[Callable[[arb], arb], Callable[[arb], arb]] | None:
+    """(P, P') as compiled ball functions of the mechanism's profile expression,
+    or None when the expression or its derivative cannot be evaluated."""
+    from certdp.expr import compile_ball  # noqa: PLC0415
+    from certdp.mechanisms.base import EPS  # noqa: PLC0415
+
+    try:
+        p = mech.profile()
+        if not isinstance(p, sympy.Basic) or p.free_symbols - {EPS}:
+            return None
+        d = sympy.diff(p, EPS).replace(sympy.Heaviside, _step)
+        if d.has(sympy.DiracDelta) or d.has(sympy.Derivative) or d.has(sympy.Subs):
+            return None
+        fp = compile_ball(p, (EPS,))
+        fd = compile_ball(d, (EPS,))
+    except (InputError, NotImplementedError, TypeError, ValueError, AttributeError):
+        return None
+    return fp, fd
+
+
+def delta_mu_slope_ball(mu: arb, eps: arb) -> arb:
+    """Ball containing δ_μ'(ε) = −e^ε Φ(−ε/μ − μ/2) for all ε in the ball."""
+    A = -eps / mu + mu / 2
+    if A.upper() <= -MILLS_SERIES_FROM:
+        # e^ε φ(A − μ) = φ(A):  −δ_μ' = φ(A) R(μ − A)
+        return -(phi_ball(A) * mills_ratio_series_ball(mu - A))
+    return -(eps.exp() * Phi_ball(A - mu))
+
+
+def second_order_holds(
+    P: Callable[[arb], arb],
+    dP: Callable[[arb], arb],
+    mu: arb,
+    a: arb,
+    b: arb,
+    width: Fraction | arb,
+    f_a: arb | None = None,
+) -> bool:
+    """The second-order cell test at the current precision (True: proved).
+
+    ``a``, ``b`` are balls containing the cell ends, ``width`` an upper bound of b − a.
+    """
+    if f_a is None:
+        f_a = delta_mu_ball(mu, a) - P(a)
+    if not f_a >= 0:
+        return False
+    cell = a.union(b)
+    if not cell >= 0:
+        cell = arb(0).union(cell.upper())
+    D = delta_mu_slope_ball(mu, cell) - dP(cell)
+    if not D.is_finite():
+        return False
+    if D >= 0:
+        return True
+    w = width if isinstance(width, arb) else arb(width.numerator) / width.denominator
+    d_lo = D.lower()
+    if d_lo >= 0:
+        return True
+    return bool(f_a + d_lo * w >= 0)
