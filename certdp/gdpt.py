@@ -16,6 +16,10 @@ evaluations only.  :func:`measure` builds such a partition greedily: from a it
 jumps to (just below) the b solving δ_μ⁺(b) = δ_A(a) (a tangent step, safe by
 convexity of δ_μ in ε, or a log-space Newton step when the gap is large), so
 only cells near the maximiser of G are small ("split only where needed").
+When the profile expression has an evaluable derivative, a cell may instead be
+proved by the second-order (mean value) test of
+:mod:`certdp.certificates.cells`; near the maximiser cells then shrink like
+√margin instead of margin (Laplace, width 1e-9: 40 cells instead of ~10⁵).
 μ⁺ is tightened by bisection on this check.  A lower bound μ⁻ comes from a
 certified witness ε*: μ⁻ <= μ_GDP(ε*, lower(δ_A(ε*))) <= G(ε*).
 

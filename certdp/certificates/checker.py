@@ -12,7 +12,8 @@ Cor 4.1, Thm 4.6; DESIGN.md "Monotone cell argument"):
 
 * cells 0 = a_0 < ... < a_n = eps_max, each with upper(δ_A(a_i)) <= lower(δ_μ(a_{i+1}))
   (or δ_A(a_i) = 0): then δ_A <= δ_μ on [0, eps_max] because δ_A is
-  non-increasing and δ_μ is decreasing.
+  non-increasing and δ_μ is decreasing; or, failing that, the second-order
+  (mean value) test of :mod:`certdp.certificates.cells` on the cell.
 * tail zero: eps_zero <= eps_max and δ_A(eps_zero) = 0 ⇒ δ_A = 0 beyond: μ-GDP ("gdp").
 * residual r: upper(δ_A(eps_max)) <= r ⇒ δ_A(ε) <= δ_μ(ε) + r for all ε >= 0.
 * mu_lower with witness ε*: lower(δ_A(ε*)) >= upper(δ_{mu_lower}(ε*)) ⇒
