@@ -1,9 +1,11 @@
 """Which analysis answers a question about a mechanism.
 
 A mechanism with a closed-form privacy profile is evaluated directly
-(:mod:`certdp.mechanisms.evaluate`); a composition without one goes to the
-certified φ accountant (:mod:`certdp.accountants.phi`, exact for finite
-mechanisms).  Every answer names the method that produced it.
+(:mod:`certdp.mechanisms.evaluate`).  A composition without one goes to a
+certified accountant: Poisson-subsampled Gaussians (DP-SGD) to the PLD
+accountant (:mod:`certdp.accountants.pld`), everything else to the φ
+accountant (:mod:`certdp.accountants.phi`, exact for finite mechanisms).
+Every answer names the method that produced it.
 """
 
 from __future__ import annotations
@@ -24,20 +26,31 @@ class Answer:
     method: str
 
 
-def _accountant_for(mech: Mechanism):
-    """A φ accountant for ``compose(M, k)`` without closed form, else None."""
+def is_subsampled_gaussian(mech: Mechanism) -> bool:
+    """``subsample(gaussian(...), rate=q)`` (q < 1): the DP-SGD step."""
+    return (getattr(mech, "name", None) == "subsample"
+            and getattr(mech.mechanism, "name", None) == "gaussian")
+
+
+def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
+    """(accountant, its name) for ``compose(M, k)`` without closed form, else None."""
     if getattr(mech, "name", None) != "compose" or getattr(mech, "has_closed_form", True):
         return None
+    if is_subsampled_gaussian(mech.mechanism):
+        from certdp.accountants.pld import PLDAccountant  # noqa: PLC0415
+
+        return PLDAccountant().compose(mech), "certified PLD accountant (exact integer convolution)"
     from certdp.accountants.phi import PhiAccountant  # noqa: PLC0415
 
-    return PhiAccountant().compose(mech.mechanism, mech.k)
+    return PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (seed 002)"
 
 
 def delta_of(mech: Mechanism, eps: object) -> Answer:
     """Certified δ_M(ε)."""
-    acc = _accountant_for(mech)
-    if acc is not None:
-        return Answer(acc.delta(eps), "phi accountant (seed 002)")
+    found = accountant_for(mech)
+    if found is not None:
+        acc, method = found
+        return Answer(acc.delta(eps), method)
     from certdp.mechanisms.evaluate import delta_enclosure  # noqa: PLC0415
 
     return Answer(delta_enclosure(mech, eps), "closed-form privacy profile")
@@ -45,18 +58,18 @@ def delta_of(mech: Mechanism, eps: object) -> Answer:
 
 def eps_of(mech: Mechanism, delta: object) -> Answer:
     """Certified smallest ε >= 0 with δ_M(ε) <= δ."""
-    acc = _accountant_for(mech)
-    if acc is not None:
-        return Answer(acc.epsilon(delta), "phi accountant (seed 002)")
+    found = accountant_for(mech)
+    if found is not None:
+        acc, method = found
+        return Answer(acc.epsilon(delta), method)
     from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
 
     return Answer(eps_enclosure(mech, delta), "closed-form privacy profile")
 
 
 def exact_gdp_mu(mech: Mechanism) -> Fraction | None:
-    """μ when the mechanism is exactly μ-GDP by its definition (gaussian_dp,
-    gaussian: μ = Δ/σ; their closed-form compositions are handled by the
-    catalog through :meth:`mu_ball`), else None."""
+    """μ when the mechanism is exactly μ-GDP by definition (gaussian_dp,
+    gaussian: μ = Δ/σ), else None."""
     name = getattr(mech, "name", None)
     params = getattr(mech, "params", {})
     if name == "gaussian_dp":
@@ -66,18 +79,43 @@ def exact_gdp_mu(mech: Mechanism) -> Fraction | None:
     return None
 
 
-def gdp_mu_of(mech: Mechanism, width: object = Fraction(1, 10**6)) -> tuple[Answer, object | None]:
-    """Certified optimal GDP parameter (head measurement with its tail statement).
+@dataclass(frozen=True)
+class GDPAnswer:
+    """What is certified about a mechanism's GDP parameter.
 
-    Returns the answer and the :class:`certdp.gdpt.Measurement` (None when μ is
-    exact by definition).
+    ``mu`` encloses the μ of the statement "δ_M(ε) <= δ_μ(ε) + η for all ε"
+    with η enclosed by ``residual`` (None: η = 0, full μ-GDP proved).
+    ``strict_mu_at_least`` (if set) is a certified lower bound on the strict
+    GDP parameter from the tail (seed 000 Thm 4.4).  ``measurement`` is the
+    :class:`certdp.gdpt.Measurement` when one was run (it can write a certificate).
     """
+
+    mu: Enclosure
+    residual: Enclosure | None
+    strict_mu_at_least: Enclosure | None
+    method: str
+    measurement: object | None = None
+
+
+def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6)) -> GDPAnswer:
+    """Certified GDP statement for a mechanism (exact, measured, or DP-SGD report)."""
     mu = exact_gdp_mu(mech)
     if mu is not None:
-        return Answer(Enclosure.exact(mu), "exact (Gaussian mechanism)"), None
-    if _accountant_for(mech) is not None:
-        raise InputError(f"{mech.spec()}: GDP measurement of compositions without closed form is not supported yet")
+        return GDPAnswer(Enclosure.exact(mu), None, None, "exact (Gaussian mechanism)")
+    found = accountant_for(mech)
+    if found is not None:
+        acc, method = found
+        if not is_subsampled_gaussian(mech.mechanism):
+            raise InputError(f"{mech.spec()}: GDP reporting for this composition is not supported yet")
+        from certdp.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
+        from certdp.tradeoff import gdp_report  # noqa: PLC0415
+
+        rep = gdp_report(acc)
+        strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
+        return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)")
     from certdp.gdpt import measure  # noqa: PLC0415
 
     m = measure(mech, width=width)
-    return Answer(m.mu, "GDPT measurement (seed 000 Thm 4.6, adaptive cells)"), m
+    residual = None if m.tail.kind == "zero" else m.residual
+    return GDPAnswer(m.mu, residual, m.strict_mu_at_least,
+                     "GDPT measurement (seed 000 Thm 4.6, adaptive cells)", m)

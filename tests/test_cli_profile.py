@@ -87,7 +87,7 @@ def test_profile_nested_spec(capsys):
         (["profile", "laplace(scale=1)", "--eps", "-1"], "eps must be >= 0"),
         (["profile", "laplace(scale=1)", "--eps", "abc"], "abc"),
         (["profile", "laplace(scale=1)", "--delta", "1"], "delta must satisfy"),
-        (["profile", "compose(laplace(scale=1), k=2)", "--eps", "1"], "no closed form"),
+        (["profile", "compose(laplace(scale=1), k=0)", "--eps", "1"], "k must be"),
         (["profile", "laplace(scale=1)", "--eps", "1", "--digits", "0"], "digits"),
     ],
 )
@@ -127,3 +127,21 @@ def test_console_script_subprocess():
     # δ(0) = q − (1 − q) = 1/2 exactly (dyadic)
     assert data == {"delta": {"lo": "0.5", "hi": "0.5"}}
     assert Fraction(1, 2) == Fraction(data["delta"]["lo"])
+
+
+def test_composition_without_closed_form_is_routed_to_an_accountant(capsys):
+    """compose(pure_dp(eps=1), k=2): the 2-fold randomized response with
+    p = e/(1+e).  Its exact δ(1) by hand: the loss takes values 2, 0, -2 with
+    P-probabilities p², 2p(1-p), (1-p)², so δ(1) = p²(1 - e^{1-2}) + 2p(1-p)(1 - e^{1})⁺ = p²(1 - 1/e)."""
+    import json
+
+    import mpmath
+
+    code, out, _ = run(capsys, "profile", "compose(pure_dp(eps=1), k=2)", "--eps", "1", "--json")
+    data = json.loads(out)
+    assert code == 0 and "accountant" in data["method"]
+    with mpmath.workdps(50):
+        p = mpmath.e / (1 + mpmath.e)
+        truth = p**2 * (1 - 1 / mpmath.e)
+        lo, hi = mpmath.mpf(data["delta"]["lo"]), mpmath.mpf(data["delta"]["hi"])
+    assert lo <= truth <= hi and hi - lo < mpmath.mpf(10) ** -8

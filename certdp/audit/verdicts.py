@@ -109,30 +109,39 @@ def _dp(claim: Claim) -> Verdict:
 
 
 def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
-    from certdp.routing import gdp_mu_of  # noqa: PLC0415
+    """μ-GDP (except the claim's residual, if it states one).
 
-    ans, measurement = gdp_mu_of(_mech(claim))
-    enc = ans.enclosure
-    mu_s = fraction_to_str(claim.mu)
-    cert = measurement.certificate() if (measurement is not None and want_certificate) else None
+    REFUTED when the certified GDPT exceeds μ at a witness point, or when the
+    claim has no residual and the tail forces the strict parameter above μ
+    (seed 000 Thm 4.4); CONFIRMED when μ⁺ <= μ and the certified residual is
+    0 or within the claimed one.
+    """
+    from certdp.routing import gdp_of  # noqa: PLC0415
+
+    ans = gdp_of(_mech(claim))
+    enc = ans.mu
+    mu_s = _s(claim.mu)
+    m = ans.measurement
+    cert = m.certificate() if (m is not None and want_certificate) else None
+
+    def verdict(v: str, valid: bool | None, detail: str) -> Verdict:
+        return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert if v == CONFIRMED else None)
+
+    strict = ans.strict_mu_at_least
+    if claim.residual is None and strict is not None and strict.certainly_greater_than(claim.mu):
+        return verdict(REFUTED, False, f"not {mu_s}-GDP: the tail forces the strict GDP parameter ≥ "
+                       f"{strict.lo_str(8)} (seed 000 Thm 4.4); certified: μ ∈ {enc} except residual "
+                       f"{'0' if ans.residual is None else ans.residual.hi_str(4)}")
     if enc.certainly_greater_than(claim.mu):
-        return Verdict(claim.id, REFUTED, enc, False,
-                       f"certified GDPT exceeds {mu_s} (μ ≥ {enc.lo_str(8)})", ans.method, certificate=cert)
-    if not (enc.hi <= Enclosure.exact(claim.mu).lo):
-        return Verdict(claim.id, INCONCLUSIVE, enc, None, f"μ ∈ {enc} straddles {mu_s}", ans.method)
-    if measurement is None or measurement.tail.kind == "zero":
-        return Verdict(claim.id, CONFIRMED, enc, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s}", ans.method, certificate=cert)
-    if measurement.strict_mu_at_least is not None and measurement.strict_mu_at_least.certainly_greater_than(claim.mu):
-        return Verdict(claim.id, REFUTED, enc, False,
-                       f"the tail limit forces μ ≥ {measurement.strict_mu_at_least.lo_str(8)} > {mu_s}", ans.method)
-    eta = measurement.residual
-    allowed = claim.residual if claim.residual is not None else Fraction(0)
-    if eta.hi <= Enclosure.exact(allowed).lo and claim.residual is not None:
-        return Verdict(claim.id, CONFIRMED, enc, True,
-                       f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} except residual ≤ {eta.hi_str(4)}", ans.method, certificate=cert)
-    return Verdict(claim.id, INCONCLUSIVE, enc, None,
-                   f"head μ ≤ {enc.hi_str(8)} ≤ {mu_s} but only except residual {eta.hi_str(4)} "
-                   f"(tail {measurement.tail.kind}); the claim states no residual", ans.method, certificate=cert)
+        return verdict(REFUTED, False, f"the certified GDP parameter exceeds {mu_s} (μ ≥ {enc.lo_str(8)})")
+    if not _hi_le(enc, claim.mu):
+        return verdict(INCONCLUSIVE, None, f"μ ∈ {enc} straddles {mu_s}")
+    if ans.residual is None:
+        return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s}")
+    if claim.residual is not None and _hi_le(ans.residual, claim.residual):
+        return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} except residual ≤ {ans.residual.hi_str(4)}")
+    return verdict(INCONCLUSIVE, None, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} only except a residual ≤ "
+                   f"{ans.residual.hi_str(4)}, which the claim does not allow")
 
 
 def _value(claim: Claim) -> Verdict:
@@ -151,7 +160,8 @@ def _value(claim: Claim) -> Verdict:
         elif q == "delta":
             ans = routing.delta_of(mech, claim.at["eps"])
         else:
-            ans, _ = routing.gdp_mu_of(mech)
+            g = routing.gdp_of(mech)
+            ans = routing.Answer(g.mu, g.method)
         enc, method = ans.enclosure, ans.method
     lo, hi = printed_interval(claim.reported, claim.rounding)
     reported = parse_decimal(claim.reported)

@@ -7,7 +7,10 @@
 If no ε reaches D — proved, e.g. ``approx_dp(eps=1, delta=0.1)`` with
 D < 0.1, or any Gaussian with D = 0 — the answer is negative: exit code 1 and
 a one-line message (with ``--json``: ``{"eps": null, "reason": ...}``).
-Bad specs and values exit 2 with one line.  For a user ``profile("...")``
+Compositions without a closed-form profile (e.g. ``compose(laplace(scale=1),
+k=10)``, ``dpsgd(noise=1, rate=0.01, steps=100)``) are answered by a certified
+accountant (see :mod:`certdp.routing`); the output names it (``"method"`` in
+JSON).  Bad specs and values exit 2 with one line.  For a user ``profile("...")``
 whose monotonicity could not be fully proved, ``--delta`` answers under that
 assumption and says so (``"assuming": [...]`` in JSON); ``--eps`` needs no
 assumption.
@@ -27,6 +30,7 @@ from certdp.mechanisms import (
     parse_spec,
 )
 from certdp.numerics.ball import digits_to_bits
+from certdp.routing import accountant_for
 
 
 def _assumptions(mech: Mechanism) -> list[str]:
@@ -44,6 +48,17 @@ def _handler(args: argparse.Namespace) -> int:
     mech = parse_spec(args.spec)
     bits = digits_to_bits(args.digits, None)
     spec = mech.spec()
+    found = accountant_for(mech)
+    if found is not None:
+        acc, method = found
+        if args.eps is not None:
+            enc = acc.delta(args.eps)
+            emit(args, f"{spec}\n  δ({args.eps}) ∈ {enc}\n  [{method}]", {"delta": enc, "method": method})
+        else:
+            enc = acc.epsilon(args.delta)
+            emit(args, f"{spec}\n  smallest ε with δ(ε) <= {args.delta}: ε ∈ {enc}\n  [{method}]",
+                 {"eps": enc, "method": method})
+        return EXIT_OK
     if args.eps is not None:
         enc = delta_enclosure(mech, args.eps, bits=bits)
         emit(args, f"{spec}\n  δ({args.eps}) ∈ {enc}", {"delta": enc})

@@ -12,11 +12,11 @@ from certdp.mechanisms.basic import (
     RandomizedResponse,
 )
 from certdp.mechanisms.tradeoff_specs import Icea, Sgd, Tradeoff
-from certdp.mechanisms.transforms import ClipReify, Compose, Subsample
+from certdp.mechanisms.transforms import ClipReify, Compose, Subsample, dpsgd
 from certdp.mechanisms.user import Profile
 
 #: Every mechanism the spec grammar knows, by spec name (listing order).
-CATALOG: dict[str, type[Mechanism]] = {
+CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias (a factory)
     cls.name: cls
     for cls in (
         Laplace,
@@ -32,6 +32,7 @@ CATALOG: dict[str, type[Mechanism]] = {
         Tradeoff,
         Sgd,
         Icea,
+        dpsgd,
     )
 }
 

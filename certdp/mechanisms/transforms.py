@@ -91,14 +91,19 @@ class Subsample(CatalogMechanism):
 
 
 class Compose(CatalogMechanism):
-    """k-fold composition with a closed form: μ-GDP ∘ k = (√k μ)-GDP.
+    """k-fold (adaptive) composition of a mechanism with itself.
 
-    ``compose(compose(M, k1), k2)`` is ``compose(M, k1·k2)``; ``compose(M, 1)``
-    is M for any M.  Anything else raises InputError (use ``certdp account``).
+    A closed-form privacy profile exists for Gaussian-type mechanisms
+    (μ-GDP ∘ k = (√k μ)-GDP); ``compose(compose(M, k1), k2)`` is
+    ``compose(M, k1·k2)`` and ``compose(M, 1)`` is M.  Every other composition
+    is a valid mechanism without a closed-form profile: :meth:`profile` and
+    :meth:`delta_ball` raise InputError, and analyses route it to a certified
+    accountant (:mod:`certdp.routing`: the φ accountant, or the PLD accountant
+    for Poisson-subsampled Gaussians).
     """
 
     name = "compose"
-    description = "k-fold composition (closed form for gaussian/gaussian_dp: μ√k); nested compositions flatten"
+    description = "k-fold composition (closed form for gaussian/gaussian_dp: μ√k; otherwise evaluated by an accountant)"
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism composed with itself"),
         Param("k", "integer", "number of compositions k >= 1"),
@@ -115,23 +120,33 @@ class Compose(CatalogMechanism):
     def check(self) -> None:
         if self.k < 1:
             raise InputError(f"compose: k must be an integer >= 1, got {self.k}")
-        if self.k > 1 and not isinstance(self.mechanism, GaussianDP):
+
+    @property
+    def has_closed_form(self) -> bool:
+        """Is the composed profile available in closed form (k = 1 or Gaussian)?"""
+        return self.k == 1 or isinstance(self.mechanism, GaussianDP)
+
+    def _require_closed_form(self) -> None:
+        if not self.has_closed_form:
             raise InputError(
-                f"compose: no closed form for composing {self.mechanism.spec()}; "
-                "use `certdp account`"
+                f"compose: {self.spec()} has no closed-form privacy profile; "
+                "it is evaluated by a certified accountant (`certdp account`, `certdp profile`)"
             )
 
     def profile(self) -> sympy.Expr:
+        self._require_closed_form()
         if self.k == 1:
             return self.mechanism.profile()
         return gdp_profile(self.mechanism.mu_expr() * sympy.sqrt(self.k))
 
     def delta_point_ball(self, eps: arb) -> arb:
+        self._require_closed_form()
         if self.k == 1:
             return self.mechanism.delta_ball(eps)
         return delta_mu_ball(self.mechanism.mu_ball() * arb(self.k).sqrt(), eps)
 
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        self._require_closed_form()
         if self.k == 1:
             from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
 
@@ -139,6 +154,27 @@ class Compose(CatalogMechanism):
         if delta == 0:
             raise DeltaUnattainable("compose: δ_μ(ε) > 0 for every ε, so no ε reaches δ = 0")
         return None
+
+
+def dpsgd(*args: Any, **kwargs: Any) -> Compose:
+    """DP-SGD: ``steps``-fold composition of the Poisson-subsampled Gaussian
+    mechanism with noise multiplier σ = ``noise`` and sampling rate ``rate``
+    (sensitivity 1).  The spec ``dpsgd(noise=S, rate=Q, steps=T)`` names the
+    same mechanism as ``compose(subsample(gaussian(sigma=S), rate=Q), k=T)``,
+    which is also its canonical spec."""
+    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
+
+    v = bind_arguments(dpsgd, args, kwargs)  # exact values, InputError on bad ones
+    return Compose(Subsample(Gaussian(sigma=v["noise"]), rate=v["rate"]), k=v["steps"])
+
+
+dpsgd.name = "dpsgd"  # type: ignore[attr-defined]
+dpsgd.description = "alias: dpsgd(noise=S, rate=Q, steps=T) = compose(subsample(gaussian(sigma=S), rate=Q), k=T)"  # type: ignore[attr-defined]
+dpsgd.PARAMS = (  # type: ignore[attr-defined]
+    Param("noise", "number", "noise multiplier σ > 0 (sensitivity 1)"),
+    Param("rate", "number", "Poisson sampling rate 0 < q <= 1"),
+    Param("steps", "integer", "number of steps T >= 1"),
+)
 
 
 class ClipReify(CatalogMechanism):
