@@ -51,8 +51,18 @@ def mp_mu_gdp(eps, delta):
     return (lo + hi) / 2
 
 
+_TRUTH_CACHE: dict = {}
+
+
 def laplace_truth(theta):
     """(δ_A, sup G) for Laplace with Δ/b = θ; sup G = G(0) (checked on a grid)."""
+    key = mpmath.nstr(theta, 25)
+    if key not in _TRUTH_CACHE:
+        _TRUTH_CACHE[key] = _laplace_truth(theta)
+    return _TRUTH_CACHE[key]
+
+
+def _laplace_truth(theta):
 
     def d(e):
         return max(1 - mpmath.exp(e / 2 - theta / 2), mpmath.mpf(0))
@@ -147,7 +157,7 @@ def test_random_digit_mutations_never_accept_false_claims(lap_doc):
     special = [i for i in digits if claim_start <= i < claim_start + 200][:30]
     mech_start = text.index('"mechanism"')
     special += [i for i in digits if mech_start <= i < mech_start + 60]
-    picks = special + rng.sample(digits, 40)
+    picks = special + rng.sample(digits, min(120, len(digits)))
     outcomes = {"malformed": 0, "invalid": 0, "valid": 0}
     for pos in picks:
         new = rng.choice([d for d in "0123456789" if d != text[pos]])
@@ -163,6 +173,7 @@ def test_random_digit_mutations_never_accept_false_claims(lap_doc):
             assert _claim_true(doc), f"accepted a false claim after mutating position {pos}: {doc['claim']} {doc['mechanism']}"
         else:
             outcomes["invalid"] += 1
+    print(outcomes)
     assert outcomes["invalid"] > 0 and outcomes["valid"] > 0  # the test exercised both paths
 
 

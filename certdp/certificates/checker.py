@@ -23,6 +23,7 @@ Cor 4.1, Thm 4.6; DESIGN.md "Monotone cell argument"):
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 from dataclasses import dataclass
@@ -97,6 +98,14 @@ def _decide(test, prec: int, what: str) -> None:
     raise StepFailed(what)
 
 
+@functools.lru_cache(maxsize=32)
+def _functions_for_spec(spec: str) -> Any:
+    """(P, P') of a spec's profile expression (cached: a pure function of the spec)."""
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    return profile_functions(parse_spec(spec))
+
+
 def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
     claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
     unproved = tuple(getattr(mech, "assumptions", ()) or ())
@@ -138,7 +147,7 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
             if y <= _dmu(mu, b, p):  # first order: upper(δ_A(a)) <= lower(δ_μ(b))
                 return True
             if fns is None:
-                fns = profile_functions(mech) or False
+                fns = _functions_for_spec(doc["mechanism"]) or False
             if not fns:
                 return False
             P, dP = fns
