@@ -805,7 +805,9 @@ def algorithm3(
 
     1. Lipschitz constant: ∂μ_GDP/∂ε = R(t) (Mills ratio, t = μ/2 + ε/μ) <= R(0)
        = √(2π)/2 ≈ 1.2533, not "√2π/2" (Thm 4.5); the staircase gap of Thm 4.6 is
-       √(2π)·D (two grid steps at slope √(2π)/2), not √2·π·D.
+       √(2π)·D (two grid steps at slope √(2π)/2), not √2·π·D.  (Proof A.5 also
+       writes √(2π)e^{-t²/2}Φ(-t); the correct value is √(2π)e^{+t²/2}Φ(-t) = R(t),
+       checked against finite differences in tests/test_gdpt.py.)
     2. Grid: x_i = iD with D = ε_h/n, i = 0..n covers [0, ε_h]; the printed
        x_i = iD + ε_h covers [ε_h, 3ε_h] and D = ε_h/(n-1) with i <= n+1 overruns.
        After shuffling the cell index i, the cell is [iD, (i+1)D], not

@@ -260,3 +260,18 @@ def test_width_1e9_fast_with_second_order():
     r = measure(parse_spec("laplace(scale=1/2)"), width="1e-9", eps_max=100)
     assert time.perf_counter() - t < 5
     assert r.mu.contains(LAPLACE_MU) and r.mu_upper - r.mu_lower <= Fraction(1, 10**9)
+
+
+def test_seed000_thm45_derivative_is_mills_ratio():
+    """∂μ_GDP/∂ε = R(t), t = μ/2 + ε/μ (Mills ratio) <= √(2π)/2; the printed proof's
+    √(2π)e^{-t²/2}Φ(-t) is wrong (finite differences in mpmath, independent of certdp)."""
+    for eps, delta in [(mpmath.mpf(1), mpmath.mpf("0.1")), (mpmath.mpf("0.2"), mpmath.mpf("0.5"))]:
+        h = mpmath.mpf("1e-8")
+        m0, m1 = mp_mu_gdp(eps, delta), mp_mu_gdp(eps + h, delta)
+        fd = (m1 - m0) / h
+        t = m0 / 2 + eps / m0
+        mills = (1 - mpmath.ncdf(t)) / mpmath.npdf(t)
+        printed = mpmath.sqrt(2 * mpmath.pi) * mpmath.exp(-t * t / 2) * mpmath.ncdf(-t)
+        assert abs(fd - mills) < 1e-6
+        assert abs(fd - printed) > 0.1
+        assert fd <= mpmath.sqrt(2 * mpmath.pi) / 2
