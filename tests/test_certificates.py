@@ -13,7 +13,6 @@ import random
 import re
 import subprocess
 import sys
-from fractions import Fraction
 
 import mpmath
 import pytest
