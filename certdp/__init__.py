@@ -19,6 +19,8 @@ from certdp.numerics import (
     tradeoff_mu,
 )
 
+from certdp.certificates import verify  # noqa: E402  (re-exported: certdp.verify(path))
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -36,4 +38,5 @@ __all__ = [
     "eps_from_mu_delta",
     "tradeoff_mu",
     "mu_from_pure_dp",
+    "verify",
 ]

@@ -381,3 +381,17 @@ def test_refine_noise_against_mpmath(which, e, d):
     assert r.eps0.contains(xs)
     assert _le(r.sigma.lo, Fraction(mpmath.nstr(grid_min, 35)) + Fraction(1, 10**30))
     assert not r.sigma.certainly_greater_than(f_mp(em, dm))  # never worse than naive
+
+
+def test_icea_far_tail_does_not_overflow():
+    """Regression: the float search overflowed math.exp beyond ε ≈ 710.
+    Far beyond the switch point the refined ICEA profile is the naive one,
+    δ = n e^{-m/10}/ε (solve m = 10 log(n/(εδ)) for δ)."""
+    import mpmath
+
+    from certdp.mechanisms import delta_enclosure, parse_spec
+
+    enc = delta_enclosure(parse_spec("icea(m=20,n=4)"), 800)
+    with mpmath.workdps(50):
+        truth = 4 * mpmath.exp(-2) / 800
+        assert mpmath.mpf(enc.lo_str(40)) <= truth <= mpmath.mpf(enc.hi_str(40))

@@ -273,7 +273,8 @@ class TradeoffMechanism(Mechanism):
                 d = min(1.0, float(f(x)))
             except (ZeroDivisionError, OverflowError, ValueError):
                 d = 1.0
-            return d + (1 - d) * (math.exp(x) - math.exp(b)) / (1 + math.exp(x))
+            # (e^x - e^b)/(1 + e^x) written without overflow for x >= b >= 0
+            return d + (1 - d) * (1 - math.exp(b - x)) / (1 + math.exp(-x))
 
         xs = [b + 60 * (k / 600) ** 2 for k in range(601)]
         best = min(xs, key=gf)
