@@ -179,3 +179,19 @@ def test_dangerous_strings_rejected_without_evaluation(text, no_eval):
 def test_valid_parse_uses_no_eval(no_eval):
     e = parse_expression("Piecewise((Max(1 - exp(eps/2 - 1), 0), eps < 2), (Phi(-eps) * 1e-5, True))")
     assert e.has(sympy.Piecewise) and no_eval == []
+
+
+def test_lattice_calls_stay_cheap():
+    """sympy's Max/Min simplification is quadratic with ~0.1 s per symbolic
+    comparison; the parser bounds it (the value is unchanged)."""
+    import time
+
+    many = "Max(" + ",".join(f"exp(eps/{k})*{k}" for k in range(1, 150)) + ")"
+    repeated = "+".join(["Max(exp(eps)*1, exp(eps/2)*2, exp(eps/3)*3)"] * 80)
+    for text in (many, repeated[:3990].rsplit("+", 1)[0]):
+        t0 = time.perf_counter()
+        e = parse_expression(text)
+        assert time.perf_counter() - t0 < 5
+        assert e.has(sympy.Max)
+    assert parse_expression("Max(eps, 0)") == EPS
+    assert parse_expression("Max(1 - exp(eps/2 - 1), 0)") == sympy.Max(1 - sympy.exp(EPS / 2 - 1), 0)

@@ -28,7 +28,9 @@ tighter than unary minus, so ``-x**2 = -(x**2)`` and ``2**-1 = 1/2``)::
   named parameters are replaced by their exact Rational value.
 * ``Phi(t)`` (standard normal CDF) is represented as ``erfc(-t/sqrt(2))/2``.
 * Limits against absurd input: text length, nesting depth, numeral length,
-  decimal exponents, powers whose result would be a huge exact number.
+  decimal exponents, powers whose result would be a huge exact number, and
+  the number of Max/Min calls that sympy may simplify symbolically (each
+  pairwise comparison can take ~0.1 s; the others are built unevaluated).
 
 Every rejection is an :class:`~certdp.errors.InputError` whose message names
 the offending token and its (0-based) character position.
@@ -61,6 +63,11 @@ MAX_POWER_EXPONENT = 10_000
 MAX_RESULT_BITS = 8192
 #: Largest exact rational (bits) under a root: sympy factors it to simplify.
 MAX_ROOT_BITS = 1024
+
+#: Max/Min calls simplified symbolically by sympy (the rest stay unevaluated).
+MAX_LATTICE_SIMPLIFY = 16
+#: ... and only when they have at most this many (flattened) arguments.
+MAX_LATTICE_ARGS_SIMPLIFY = 4
 
 _TOKEN = re.compile(
     r"""(?P<ws>\s+)
@@ -153,6 +160,7 @@ class _Parser:
         self.i = 0
         self.depth = 0
         self.names = names
+        self.lattice_budget = MAX_LATTICE_SIMPLIFY
 
     # -- token helpers ----------------------------------------------------
     @property
@@ -309,7 +317,7 @@ class _Parser:
                 return self.build(fn_tok, _UNARY_FUNCTIONS[name], args[0])
             if name in _VARIADIC:
                 args = self.args(open_tok)
-                return self.build(fn_tok, _VARIADIC[name], *args)
+                return self.lattice(fn_tok, _VARIADIC[name], args)
             if name == "if":
                 cond = self.cond()
                 self.expect(",", f"after the condition of {_describe(fn_tok)}")
@@ -330,6 +338,25 @@ class _Parser:
         if name in self.names or name in _CONSTANTS:
             raise InputError(f"{_describe(fn_tok)} is not a function")
         raise InputError(f"unknown function {_describe(fn_tok)}")
+
+    def lattice(self, fn_tok: Token, cls: type, args: list[sympy.Expr]) -> sympy.Expr:
+        """Max/Min.  sympy simplifies them by pairwise symbolic comparisons,
+        which costs up to ~0.1 s per pair; only the first
+        :data:`MAX_LATTICE_SIMPLIFY` calls with at most
+        :data:`MAX_LATTICE_ARGS_SIMPLIFY` (flattened) arguments are simplified,
+        the others are built unevaluated (duplicates removed) -- same value."""
+        flat: list[sympy.Expr] = []
+        for a in args:
+            flat.extend(a.args if isinstance(a, cls) else [a])
+        numeric = all(isinstance(a, sympy.Rational) for a in flat)
+        if numeric or (self.lattice_budget > 0 and len(flat) <= MAX_LATTICE_ARGS_SIMPLIFY):
+            if not numeric:
+                self.lattice_budget -= 1
+            return self.build(fn_tok, cls, *args)
+        unique = list(dict.fromkeys(flat))
+        if len(unique) == 1:
+            return unique[0]
+        return self.build(fn_tok, lambda *xs: cls(*xs, evaluate=False), *unique)
 
     def pair(self, fn_tok: Token) -> tuple[sympy.Expr, sympy.Basic]:
         open_tok = self.expect("(", f"to start a (value, condition) pair of {_describe(fn_tok)}")
