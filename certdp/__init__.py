@@ -19,9 +19,15 @@ from certdp.numerics import (
     tradeoff_mu,
 )
 
-from certdp.certificates import verify  # noqa: E402  (re-exported: certdp.verify(path))
-
 __version__ = "0.1.0"
+
+
+def verify(path: str):  # noqa: ANN201 - returns certdp.certificates.CheckResult
+    """Check the certificate file at ``path`` with the independent checker
+    (:func:`certdp.certificates.verify`; imported lazily to keep ``import certdp`` light)."""
+    from certdp.certificates import verify as _verify  # noqa: PLC0415
+
+    return _verify(path)
 
 __all__ = [
     "__version__",
