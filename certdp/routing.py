@@ -32,6 +32,14 @@ def is_subsampled_gaussian(mech: Mechanism) -> bool:
             and getattr(mech.mechanism, "name", None) == "gaussian")
 
 
+def needs_pld(mech: Mechanism) -> bool:
+    """Does answering ``mech`` need the PLD accountant (a Poisson-subsampled
+    Gaussian, possibly composed)?"""
+    if getattr(mech, "name", None) == "compose":
+        return is_subsampled_gaussian(mech.mechanism)
+    return is_subsampled_gaussian(mech)
+
+
 def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
     """(accountant, its name) for ``compose(M, k)`` without closed form, else None."""
     if getattr(mech, "name", None) != "compose" or getattr(mech, "has_closed_form", True):

@@ -72,10 +72,22 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give at least one --mechanism")
     if not 4 <= args.rel_bits <= 200:
         raise InputError(f"--rel-bits must lie in [4, 200], got {args.rel_bits}")
-    acc = PhiAccountant(rel_bits=args.rel_bits)
-    for spec, k in args.items:
-        acc = acc.compose(parse_mechanism(spec), k)
-    desc = " + ".join(f"{k} x {spec}" for spec, k in args.items)
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+    from certdp.routing import needs_pld  # noqa: PLC0415
+
+    mechs = [(parse_spec(spec), k) for spec, k in args.items]
+    if any(needs_pld(m) for m, _ in mechs):
+        # Poisson-subsampled Gaussians (DP-SGD): the certified PLD accountant
+        from certdp.accountants.pld import PLDAccountant  # noqa: PLC0415
+
+        acc = PLDAccountant()
+        method = "certified PLD accountant"
+    else:
+        acc = PhiAccountant(rel_bits=args.rel_bits)
+        method = "phi accountant"
+    for m, k in mechs:
+        acc = acc.compose(m if method.startswith("certified PLD") else to_pair(m), k)
+    desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
     if args.eps is not None:
         d = acc.delta(args.eps)
         emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", {"delta": d})

@@ -12,6 +12,10 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
     mech = parse_spec(args.spec)
+    from certdp.routing import accountant_for  # noqa: PLC0415
+
+    if accountant_for(mech) is not None:
+        return _run_accountant(args, mech)
     res = measure(
         mech,
         eps_max=args.eps_max,
@@ -36,6 +40,38 @@ def _run(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     emit(args, human, res.to_json())
+    return EXIT_OK
+
+
+def _run_accountant(args: argparse.Namespace, mech: object) -> int:
+    """Compositions without a closed-form profile (DP-SGD): the GDP report of
+    the certified PLD accountant — "μ-GDP except η" plus the strict tail bound."""
+    from certdp.errors import InputError  # noqa: PLC0415
+    from certdp.routing import gdp_of  # noqa: PLC0415
+
+    if args.certificate:
+        raise InputError("certificates for accountant-based GDP reports are not supported yet")
+    ans = gdp_of(mech)
+    data = {
+        "mu": ans.mu.to_json(),
+        "eps_max": None,
+        "residual": None if ans.residual is None else ans.residual.to_json(),
+        "tail": {"kind": "residual", "L": None},
+        "strict_mu_at_least": None if ans.strict_mu_at_least is None else ans.strict_mu_at_least.to_json(),
+        "evaluations": None,
+        "cells": None,
+        "method": ans.method,
+    }
+
+    def human() -> str:
+        lines = [f"mechanism: {mech.spec()}", f"μ ∈ {ans.mu}   [{ans.method}]"]
+        if ans.residual is not None:
+            lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
+        if ans.strict_mu_at_least is not None:
+            lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, seed 000 Thm 4.4 / §5.3)")
+        return "\n".join(lines)
+
+    emit(args, human, data)
     return EXIT_OK
 
 
