@@ -80,3 +80,22 @@ def test_cli_account_and_measure_route_dpsgd(capsys):
 def test_profile_method_is_named(capsys, spec):
     assert main(["profile", spec, "--eps", "1", "--json"]) == 0
     assert "accountant" in json.loads(capsys.readouterr().out)["method"]
+
+
+@pytest.mark.parametrize(
+    "spec,L",
+    [
+        ("dpsgd(noise=9.4, rate=16384/50000, steps=2000)", Fraction(2000) / Fraction(94, 10) ** 2),
+        ("dpsgd(noise=2, rate=1/100, steps=100)", Fraction(25)),
+        ("compose(subsample(gaussian(sigma=3, sensitivity=2), rate=1/2), k=9)", Fraction(9 * 4, 9)),
+    ],
+)
+def test_identify_dpsgd_tail_is_T_over_sigma_squared(spec, L):
+    """Seed 000 §5.3: the tail of T-fold subsampled Gaussian is √T Δ/σ whatever q
+    (L computed by hand above)."""
+    from certdp.limits import identify
+
+    res = identify(parse_spec(spec))
+    assert res.verdict == "gdp" and res.L == L
+    lo, hi = Fraction(res.tail_mu.lo_str(30)), Fraction(res.tail_mu.hi_str(30))
+    assert lo * lo <= L <= hi * hi and hi - lo < Fraction(1, 10**20)

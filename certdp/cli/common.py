@@ -59,6 +59,8 @@ def run_handler(args: argparse.Namespace) -> int:
     except PrecisionError as err:
         print(f"certdp: undecided: {err}", file=sys.stderr)
         return EXIT_UNDECIDED
+    except BrokenPipeError:  # pragma: no cover - e.g. `certdp ... | head`
+        return EXIT_OK
     except KeyboardInterrupt:  # pragma: no cover
         print("certdp: interrupted", file=sys.stderr)
         return 130

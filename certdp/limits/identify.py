@@ -170,6 +170,42 @@ def _normalise_erf(expr: sympy.Expr, eng: Engine) -> sympy.Expr:
     return expr.replace(lambda n: n.func in (sympy.erf, sympy.erfc) and eps in n.free_symbols, rw)
 
 
+def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None:
+    """T-fold Poisson-subsampled Gaussian (DP-SGD, no closed-form profile):
+    L = T (Δ/σ)², whatever the rate q (seed 000 §5.3 with Thm 4.4).
+
+    Proof (both directions elementary).  Write G = N(Δ, σ²), Q = N(0, σ²),
+    P = (1-q)Q + qG, μ = √T Δ/σ.  Upper: P^T is a mixture over the set S of
+    sampled steps of G^S ⊗ Q^(rest); the hockey-stick divergence is jointly
+    convex, so δ_T(ε) <= Σ_S w_S δ_{√|S| Δ/σ}(ε) <= δ_μ(ε) for both neighbouring
+    relations.  Lower: P^T >= q^T G^T as measures, so for every event E,
+    P^T(E) - e^ε Q^T(E) >= q^T (G^T(E) - e^{ε + T log(1/q)} Q^T(E)); hence
+    δ_T(ε) >= q^T δ_μ(ε + T log(1/q)).  A constant factor and a constant shift
+    of ε do not change lim ε²/(-2 log δ), so L = μ² exactly.
+    """
+    if getattr(mech, "name", None) != "compose" or getattr(mech, "has_closed_form", True):
+        return None
+    inner = mech.mechanism
+    if getattr(inner, "name", None) != "subsample" or getattr(inner.mechanism, "name", None) != "gaussian":
+        return None
+    g = inner.mechanism
+    k, q = int(mech.k), sympy.Rational(inner.rate.numerator, inner.rate.denominator)
+    ratio = sympy.Rational(g.sensitivity.numerator, g.sensitivity.denominator) / sympy.Rational(
+        g.sigma.numerator, g.sigma.denominator)
+    L = sympy.Integer(k) * ratio**2
+    steps = (
+        Step(f"mechanism {mech!r}: {k}-fold Poisson-subsampled Gaussian, rate q = {q}, Δ/σ = {ratio}", "input"),
+        Step(f"delta_T(eps) <= delta_mu(eps) with mu = sqrt({k})*{ratio}",
+             "joint convexity of the hockey-stick divergence over the mixture of sampled subsets"),
+        Step(f"delta_T(eps) >= q^T delta_mu(eps + T log(1/q)) with q^T = ({q})**{k}",
+             "P^T >= q^T G^T as measures (all steps sampled)"),
+        Step("log delta_mu(eps) = -eps^2/(2 mu^2) + O(log eps); constant factors and shifts of eps do not "
+             f"change the limit, so L = mu^2 = {L}", "Thm 4.4 (seed 000 §5.3: subsampling leaves the tail unchanged)"),
+    )
+    return Identification("gdp", L, sympy.sqrt(L), _mu_enclosure(L), None, None, steps, None,
+                          time.perf_counter() - t0)
+
+
 def identify(mechanism_or_profile: Any) -> Identification:
     """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
 
@@ -179,6 +215,9 @@ def identify(mechanism_or_profile: Any) -> Identification:
     verdict is about the bound (L is then an upper bound on the true tail).
     """
     t0 = time.perf_counter()
+    special = _composed_subsampled_gaussian(mechanism_or_profile, t0)
+    if special is not None:
+        return special
     if hasattr(mechanism_or_profile, "profile") and callable(mechanism_or_profile.profile):
         expr = mechanism_or_profile.profile()
         source = (f"mechanism {mechanism_or_profile!r} (its profile() is analysed; where profile() is an "
