@@ -20,8 +20,11 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat", reason="install the test extra: pip install -e '.[test]'")
-nbclient = pytest.importorskip("nbclient", reason="install the test extra: pip install -e '.[test]'")
+try:  # part of the test extra; a missing package must fail CI, not skip silently
+    import nbclient
+    import nbformat
+except ImportError as err:  # pragma: no cover - environment problem
+    raise ImportError(f"{err}: install the test extra, pip install -e '.[test]'") from err
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
