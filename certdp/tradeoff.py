@@ -93,6 +93,24 @@ def phi_inv_lower(p: arb) -> arb:
     return lower_bound(_phi_inv_small(p))
 
 
+def f_mu_lower(mu: arb, alpha: arb) -> arb:
+    """Exact lower bound of f_μ(α) = Φ(−Φ⁻¹(α) − μ) (f_μ decreasing in Φ⁻¹(α))."""
+    if alpha >= 1:
+        return arb(0)
+    if not alpha > 0:
+        return lower_bound(f_mu_ball(mu, alpha))
+    return lower_bound(Phi_ball(-phi_inv_upper(alpha) - mu))
+
+
+def f_mu_upper(mu: arb, alpha: arb) -> arb:
+    """Exact upper bound of f_μ(α)."""
+    if not alpha > 0:
+        return arb(1)
+    if alpha >= 1:
+        return upper_bound(f_mu_ball(mu, alpha))
+    return upper_bound(Phi_ball(-phi_inv_lower(alpha) - mu))
+
+
 def f_mu_ball(mu: arb, alpha: arb) -> arb:
     """f_μ(α) = Φ(Φ⁻¹(1−α) − μ) = Φ(−Φ⁻¹(α) − μ)."""
     if alpha <= 0:
@@ -147,6 +165,26 @@ class _Profile:
         return cls(ys, Mu, Ms, Ss, pld.bits, pld.offset, pld.h, M_all, S_all,
                    to_ball(pld.inf) * scale)
 
+    def y_ball(self, k: int) -> arb:
+        return arb(self.offset + k) * self._hb()
+
+    def ey(self, k: int) -> arb:
+        """e^{y_k} (cached)."""
+        c = self.__dict__.setdefault("_ey", {})
+        v = c.get(k)
+        if v is None:
+            v = c[k] = self.y_ball(k).exp()
+        return v
+
+    def nonneg(self, k: int) -> bool:
+        return self.offset + k >= 0
+
+    def _hb(self) -> arb:
+        hb = self.__dict__.get("_h_ball")
+        if hb is None:
+            hb = self.__dict__["_h_ball"] = to_ball(self.h)
+        return hb
+
     def index_of(self, y: Fraction) -> int | None:
         """Index k with y_k = y (may be out of range), None if y is off-grid."""
         q = y / self.h - self.offset
@@ -156,10 +194,7 @@ class _Profile:
 
     def first_nonneg(self) -> int:
         """Index of the segment containing ε = 0 (largest k with y_k <= 0, or 0)."""
-        k = bisect_left(self.ys, Fraction(0))
-        if k < len(self.ys) and self.ys[k] == 0:
-            return k
-        return max(k - 1, 0)
+        return max(0, min(len(self.ys) - 1, -self.offset))
 
     def delta_at(self, k: int) -> arb:
         """F at ε = y_k (ball)."""
@@ -354,12 +389,11 @@ def f_lower_at(profs_up: list[_Profile], x: arb) -> arb:
         ka = _first_index(prof.S, x, k0, n)
         kb = _first_index(prof.M, 1 - x, k0, n)
         for k in {ka - 1, ka, ka + 1, kb - 1, kb, kb + 1}:
-            if not (k0 <= k < n) or prof.ys[k] < 0:
+            if not (k0 <= k < n) or not prof.nonneg(k):
                 continue
-            y = prof.ys[k]
-            d = _delta_upper_at(profs_up, y)
-            yb = to_ball(y)
-            for g in (1 - d - yb.exp() * x, (-yb).exp() * (1 - d - x)):
+            d = _delta_upper_at(profs_up, prof.ys[k])
+            e = prof.ey(k)
+            for g in (1 - d - e * x, (1 - d - x) / e):
                 lb = lower_bound(g)
                 if lb > best:
                     best = lb
@@ -380,24 +414,28 @@ def f_upper_at(profs_lo: list[_Profile], x: arb) -> arb:
         vals: list[arb] = [arb(0)]
         for arr, t, fam in ((prof.S, x, "A"), (prof.M, 1 - x, "B")):
             ka = _first_index(arr, t, k0, n)
-            # widen until certified: arr[ka-1] > t certainly (or ka == k0),
-            # arr[kb] < t certainly (or kb == n-1)
+            # certify the window: arr[ka-1] > t (or ka == k0), arr[kb] < t (or kb == n-1)
             while ka > k0 and not arr[ka - 1] > t:
                 ka -= 1
             kb = max(ka, k0)
             while kb < n - 1 and not arr[kb] < t:
                 kb += 1
+                if kb - ka > 64:  # flat stretch: fall back to the global bound below
+                    break
+            if kb - ka > 64:
+                vals.append(1 - x if fam == "A" else arb(1) - x)
+                continue
             for k in range(max(ka, k0), kb + 1):
-                if prof.ys[k] >= 0:
-                    yb = to_ball(prof.ys[k])
-                    d = prof.M[k] - yb.exp() * prof.S[k]
-                    vals.append(1 - d - yb.exp() * x if fam == "A" else (-yb).exp() * (1 - d - x))
-            # the start γ = 1 (ε = 0) on segment k0: δ_L(0) = M_k0 − S_k0 if y_k0 <= 0
-            if prof.ys[k0] <= 0:
+                if prof.nonneg(k):
+                    e = prof.ey(k)
+                    d = prof.M[k] - e * prof.S[k]
+                    vals.append(1 - d - e * x if fam == "A" else (1 - d - x) / e)
+            # the start γ = 1 (ε = 0) on segment k0 (y_k0 <= 0 < y_k0+1)
+            if not prof.nonneg(k0) or prof.offset + k0 == 0:
                 d0 = prof.M[k0] - prof.S[k0]
                 vals.append(1 - d0 - x)
             if kb == n - 1:
-                # beyond the support: δ_L = m_∞ (constant)
+                # beyond the support δ_L = m_∞: family A <= 1 − m_∞ − x·e^{y}, B <= 1 − m_∞
                 vals.append(1 - prof.M_inf if fam == "B" else 1 - prof.M_inf - x)
         mx = upper_bound(vals[0])
         for v in vals[1:]:
@@ -428,126 +466,132 @@ def _first_index(vals: list[arb], x: arb, k0: int, n: int) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _float_curve(profs: list[_Profile]):
-    """Float approximation of f (search only): min over relations of the
-    symmetrised piecewise-linear curve through (S_k, 1 − M_k), y_k >= 0."""
-    import numpy as np  # noqa: PLC0415
-
-    curves = []
+def _profile_at(profs: list[_Profile], eps: arb) -> arb:
+    """max over relations of the PLD profile at ε (a ball; ε >= 0):
+    on [y_k, y_{k+1}) the profile is M_k − e^ε S_k (masses above y_k)."""
+    best: arb | None = None
     for prof in profs:
-        k0 = prof.first_nonneg()
         n = len(prof.ys)
-        S = np.array([float(prof.S[k].mid()) for k in range(k0, n)])[::-1]
-        B = 1 - np.array([float(prof.M[k].mid()) for k in range(k0, n)])[::-1]
-        curves.append((S, B))
-
-    def f(x):
-        out = None
-        for S, B in curves:
-            a = np.interp(x, S, B, left=1.0, right=0.0)
-            a = np.minimum(a, 1 - x)
-            # mirror: the inverse curve
-            m = np.interp(x, 1 - B[::-1], S[::-1], left=1.0, right=0.0)
-            v = np.maximum(np.maximum(a, np.minimum(m, 1 - x)), 0)
-            out = v if out is None else np.minimum(out, v)
-        return out
-
-    return f
+        hb = prof._hb()
+        kf = math.floor(float((eps / hb).mid())) - prof.offset
+        # certify y_k <= eps < y_{k+1}; widen to the hull of both neighbours if undecided
+        vals = []
+        for k in (kf - 1, kf, kf + 1):
+            if k >= n:
+                vals.append((k, prof.M_inf))
+                continue
+            if k < 0:
+                vals.append((k, prof.M_all - eps.exp() * prof.S_all))
+                continue
+            vals.append((k, prof.M[k] - eps.exp() * prof.S[k]))
+        chosen = None
+        for k, v in vals:
+            lo_ok = (prof.offset + k) * hb <= eps
+            hi_ok = eps < (prof.offset + k + 1) * hb
+            if lo_ok and hi_ok:
+                chosen = v
+                break
+        if chosen is None:  # undecided at a grid point: the profile is continuous there
+            chosen = vals[0][1].union(vals[1][1]).union(vals[2][1])
+        best = chosen if best is None else _bmax(best, chosen)
+    assert best is not None
+    return best
 
 
 def regret_bounds(profs_up: list[_Profile], profs_lo: list[_Profile], mu: arb,
-                  rel_tol: float = 0.02) -> Enclosure:
-    """Enclosure of Δ(f, f_μ) (seed 003 eq. 6/23) for the true curve f.
+                  rel_tol: float = 1e-3) -> Enclosure:
+    """Enclosure of Δ(f, f_μ) (seed 003 eqs. 6/23) for the true curve f.
 
-    Float search for κ, then certification: upper end by the cell argument
-    (for α in [a, b]: f(α+κ) <= f_U(a+κ), f_μ(α) >= f_μ(b); failing cells are
-    split), lower end by a witness α with f_L(α+κ) − κ > f_μ(α)."""
-    import numpy as np  # noqa: PLC0415
-    from scipy.special import ndtr, ndtri  # noqa: PLC0415
+    With g(α) = f(α+κ) − κ, convex conjugacy gives δ_g(γ) = δ_f(γ) + κ(1+γ)
+    (for γ up to |f'(κ)|, constant beyond), and g <= f_μ iff δ_g >= δ_μ, so
 
-    muf = float(mu.mid())
-    f = _float_curve(profs_lo)
-    alphas = np.concatenate([np.geomspace(1e-18, 0.25, 3000), np.linspace(0.25, 1, 3000)])
-    fmu = ndtr(-ndtri(alphas) - muf)
+        Δ(f, f_μ) = sup_{ε >= 0} (δ_μ(ε) − δ(ε))⁺ / (1 + e^ε)
 
-    def gap(kappa: float) -> float:
-        x = alphas + kappa
-        v = np.where(x <= 1, f(np.minimum(x, 1)) - kappa - fmu, -1.0)
-        return float(np.max(v))
+    (ε < 0 mirrors ε > 0 for symmetric curves).  Upper end: cells [a, b] in ε
+    with (δ_μ(a) − δ_L(b))/(1 + e^a), refined adaptively, plus the tail
+    δ_μ(E)/(1 + e^E); lower end: the value at the best point with δ_U."""
+    from certdp.numerics.gdp import delta_mu_ball  # noqa: PLC0415
 
-    lo, hi = 0.0, 1.0
-    if gap(0.0) <= 0:
-        hi = 0.0
-    else:
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            if gap(mid) <= 0:
-                hi = mid
-            else:
-                lo = mid
-    k_est = hi
     with working_precision(PREC):
-        # certified upper end
-        kappa_hi = Fraction(k_est * (1 + rel_tol) + 1e-9).limit_denominator(2**40)
-        while not _regret_holds(profs_lo, mu, kappa_hi):
-            kappa_hi = min(Fraction(1), kappa_hi * 2 + Fraction(1, 10**6))
-            if kappa_hi >= 1:
-                kappa_hi = Fraction(1)
+        def point_lb(e: Fraction) -> arb:
+            eb = to_ball(e)
+            v = (delta_mu_ball(mu, eb) - _profile_at(profs_up, eb)) / (1 + eb.exp())
+            return lower_bound(v)
+
+        def cell_ub(a: Fraction, b: Fraction) -> tuple[arb, arb]:
+            """(bound on the cell, how much a finer cell could gain at most)."""
+            ab, bb = to_ball(a), to_ball(b)
+            den = 1 + ab.exp()
+            dla = _profile_at(profs_lo, ab)
+            dlb = _profile_at(profs_lo, bb)
+            v = (delta_mu_ball(mu, ab) - dlb) / den
+            return upper_bound(v), upper_bound((dla - dlb) / den)
+
+        E = Fraction(8)
+        muf = float(mu.mid())
+        while True:
+            tail = upper_bound(delta_mu_ball(mu, to_ball(E)) / (1 + to_ball(E).exp()))
+            if tail < arb("1e-12") or E > 400:
                 break
-        # certified lower end (witness)
-        kappa_lo = Fraction(0)
-        cand = Fraction(k_est * (1 - rel_tol)).limit_denominator(2**40)
-        if cand > 0:
-            x = alphas + float(cand)
-            v = np.where(x <= 1, f(np.minimum(x, 1)) - float(cand) - fmu, -1.0)
-            order = np.argsort(-v)[:20]
-            kb = to_ball(cand)
-            for i in order:
-                a = Fraction(float(alphas[i]))
-                ab = to_ball(a)
-                if lower_bound(f_lower_at(profs_up, ab + kb) - kb) > upper_bound(f_mu_ball(mu, ab)):
-                    kappa_lo = cand
-                    break
-        return Enclosure(lower_bound(to_ball(kappa_lo)), upper_bound(to_ball(kappa_hi)))
+            E += 8 + int(muf * muf)
+        step = Fraction(1, 64)
+        cells = []
+        a = Fraction(0)
+        while a < E:
+            cells.append((a, min(a + step, E)))
+            a += step
+        # incumbent: best certified point value among cell midpoints
+        best_lb = arb(0)
+        best_pt = Fraction(0)
+        for a, b in cells:
+            m = (a + b) / 2
+            v = point_lb(m)
+            if v > best_lb:
+                best_lb, best_pt = v, m
+        # refine around the incumbent point for a better lower end
+        span = step
+        for _ in range(12):
+            span /= 2
+            for cand in (best_pt - span, best_pt + span):
+                if cand >= 0:
+                    v = point_lb(cand)
+                    if v > best_lb:
+                        best_lb, best_pt = v, cand
+        # the level the upper end can reach: best point value with the lower profile
+        reach = arb(0)
+        for a, b in cells:
+            m = to_ball((a + b) / 2)
+            v = upper_bound((delta_mu_ball(mu, m) - _profile_at(profs_lo, m)) / (1 + m.exp()))
+            if v > reach:
+                reach = v
+        level = reach if reach > best_lb else best_lb
+        tol = to_ball(Fraction(rel_tol)) * level + arb("1e-12")
+        accept = upper_bound(level + tol)
+        upper = tail if tail > best_lb else best_lb
+        # best-first refinement: always split the cell with the largest bound
+        import heapq  # noqa: PLC0415
 
-
-def _regret_holds(profs_lo: list[_Profile], mu: arb, kappa: Fraction) -> bool:
-    """Certified check of f(α+κ) − κ <= f_μ(α) for all α ∈ [0, 1]."""
-    kb = to_ball(kappa)
-
-    def fu(x: arb) -> arb:
-        return f_upper_at(profs_lo, x) if x < 1 else arb(0)
-
-    def fmu_lo(a: Fraction) -> arb:
-        return lower_bound(f_mu_ball(mu, to_ball(a)))
-
-    # initial cells: geometric near 0, linear after
-    pts = [Fraction(0)]
-    a = Fraction(1, 10**18)
-    while a < Fraction(1, 4):
-        pts.append(a)
-        a = a * Fraction(11, 10)
-    pts += [Fraction(1, 4) + Fraction(i, 400) for i in range(301)]
-    pts = [p for p in pts if p + kappa <= 1] + [1 - kappa]
-    stack = list(zip(pts, pts[1:]))
-    budget = 20000
-    while stack:
-        a, b = stack.pop()
-        if b <= a:
-            continue
-        lhs = upper_bound(fu(to_ball(a) + kb) - kb)
-        if lhs <= fmu_lo(b):
-            continue
-        budget -= 1
-        if budget <= 0 or b - a < Fraction(1, 2**60):
-            return False
-        m = (a + b) / 2 if a > 0 else b / 1024
-        m = Fraction(m).limit_denominator(2**62) if m.denominator > 2**64 else m
-        if not a < m < b:
-            return False
-        stack.append((a, m))
-        stack.append((m, b))
-    return True
+        heap: list = []
+        for a, b in cells:
+            ub, gain = cell_ub(a, b)
+            heapq.heappush(heap, (-float(ub.mid()), a, b, ub, gain))
+        budget = 6000  # refinements; afterwards the remaining cells' bounds are used (sound)
+        while heap and budget > 0:
+            _, a, b, ub, gain = heap[0]
+            if ub <= accept or gain <= tol or b - a <= Fraction(1, 2**20):
+                break  # the largest remaining bound is good enough
+            heapq.heappop(heap)
+            budget -= 1
+            m = (a + b) / 2
+            for c, d in ((a, m), (m, b)):
+                u, g = cell_ub(c, d)
+                heapq.heappush(heap, (-float(u.mid()), c, d, u, g))
+        for item in heap:
+            if item[3] > upper:
+                upper = item[3]
+        lo = best_lb if best_lb > 0 else arb(0)
+        hi = upper if upper > 0 else arb(0)
+        return Enclosure(lo, hi)
 
 
 # ---------------------------------------------------------------------------
