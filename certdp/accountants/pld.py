@@ -298,31 +298,44 @@ class DiscretePLD:
         n = p.length()
         if n <= 1 or tau_units <= 0:
             return self
-        total = int(p(1))
-
-        def prefix(k: int) -> int:  # sum of coefficients 0..k-1 (FLINT, in C)
+        def prefix(k: int) -> int:  # sum of coefficients 0..k-1 (O(k), in C)
             return int(p.truncate(k)(1)) if k > 0 else 0
 
-        # lo = largest k with prefix(k) <= tau (bottom k coefficients cut)
-        a, b = 0, n - 1
-        while a < b:
-            mid = (a + b + 1) // 2
-            if prefix(mid) <= tau_units:
-                a = mid
-            else:
-                b = mid - 1
+        def suffix(k: int) -> int:  # sum of coefficients k..n-1 (O(n-k), in C)
+            return int(p.right_shift(k)(1)) if k < n else 0
+
+        # bottom: lo = largest k <= n-1 with prefix(k) <= tau (galloping search)
+        a, b = 0, 1
+        while b < n - 1 and prefix(b) <= tau_units:
+            a, b = b, min(2 * b, n - 1)
+        if prefix(b) <= tau_units:
+            a = b
+        else:
+            while b - a > 1:
+                m = (a + b) // 2
+                if prefix(m) <= tau_units:
+                    a = m
+                else:
+                    b = m
         lo = a
         acc_lo = prefix(lo)
-        # hi = smallest index with total - prefix(hi + 1) <= tau
-        a, b = lo, n - 1
-        while a < b:
-            mid = (a + b) // 2
-            if total - prefix(mid + 1) <= tau_units:
-                b = mid
-            else:
-                a = mid + 1
-        hi = a
-        acc_hi = total - prefix(hi + 1)
+        # top: hi = smallest index >= lo with suffix(hi + 1) <= tau
+        # (j = number of cut coefficients at the top, galloping from 0)
+        maxcut = n - 1 - lo
+        a, b = 0, 1
+        while b < maxcut and suffix(n - b) <= tau_units:
+            a, b = b, min(2 * b, maxcut)
+        if b <= maxcut and suffix(n - b) <= tau_units:
+            a = b
+        else:
+            while b - a > 1:
+                m = (a + b) // 2
+                if suffix(n - m) <= tau_units:
+                    a = m
+                else:
+                    b = m
+        hi = n - 1 - a
+        acc_hi = suffix(hi + 1)
         if lo == 0 and hi == n - 1:
             return self
         kept = self.poly.truncate(hi + 1).right_shift(lo)
