@@ -235,6 +235,9 @@ def _mu_upper_one(prof: _Profile, resid_units: int) -> tuple[arb, int]:
     from scipy.special import ndtri  # noqa: PLC0415
 
     n = len(prof.ys)
+    if prof.offset > 0:
+        # the segment [0, y_0) would need the vertex (S_all, 1 − M_all): not handled
+        raise PrecisionError("PLD support lies above 0: refine the grid (smaller h)")
     k0 = prof.first_nonneg()
     c = k0
     while c < n - 1 and prof.M_units[c] > resid_units:

@@ -132,3 +132,16 @@ TABLE5 = [("21.1", 250, 1), ("15.8", 500, 2), ("12.0", 1000, 4), ("9.4", 2000, 8
 def test_seed003_tables_4_5(sigma, steps, eps):
     r = dpsgd(sigma, "16384/50000", steps, delta="1e-5")
     assert r.eps.hi <= arb(eps)
+
+
+def test_dp_accounting_value_inside_enclosure_sanity():
+    """Sanity only (dp_accounting is uncertified float code; skipped if absent)."""
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(2.0)), 200))
+    ref = acc.get_epsilon(1e-5)
+    r = dpsgd(2, "0.01", 200, delta="1e-5")
+    assert r.eps.contains(ref), (r.eps, ref)
