@@ -38,7 +38,6 @@ breakpoints of the trade-off curve of ν are (α_k, β_k) = (S_k, 1 − M_k)
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from dataclasses import dataclass
 from fractions import Fraction
 

@@ -42,7 +42,7 @@ add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Literal
 
@@ -554,7 +554,7 @@ class _Cdf:
             return vb - va
         if sa < 0 and sb > 0:
             return 1 - va - vb
-        return self.pair.interval_P(a, b) if False else _direct(self.s, a, b, c)
+        return _direct(self.s, a, b, c)
 
     def mass(self, comps, a, b) -> arb:
         tot = arb(0)
@@ -609,14 +609,6 @@ def upper_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
         ui = upper_bound(inf_mass * scale)
         inf = max(int(ui.ceil().unique_fmpz()), 0)
     return DiscretePLD(fmpz_poly(coeffs), i_lo, h, bits, inf, "upper")
-
-
-def _merged_loss_f(pair: MixturePair, s: float, a: float, b: float) -> float:
-    P = _mass_f(pair.p_comps, s, a, b)
-    Q = _mass_f(pair.q_comps, s, a, b)
-    if P <= 0 or Q <= 0:
-        return math.nan
-    return math.log(P) - math.log(Q)
 
 
 def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[float]:
@@ -738,14 +730,6 @@ def as_subsampled_gaussian(mechanism: object) -> tuple[SubsampledGaussian, int]:
     raise InputError(
         f"the PLD accountant handles (subsampled) Gaussian mechanisms, not {mechanism!r}"
     )
-
-
-@dataclass(frozen=True)
-class PLDResult:
-    """Composed upper and lower PLDs for each relation."""
-
-    upper: dict
-    lower: dict
 
 
 class PLDAccountant(Accountant):
