@@ -145,3 +145,11 @@ def test_dp_accounting_value_inside_enclosure_sanity():
     ref = acc.get_epsilon(1e-5)
     r = dpsgd(2, "0.01", 200, delta="1e-5")
     assert r.eps.contains(ref), (r.eps, ref)
+
+
+def test_upper_only_is_an_upper_bound():
+    full = dpsgd(2, "0.01", 100, delta="1e-5")
+    up = dpsgd(2, "0.01", 100, delta="1e-5", two_sided=False)
+    assert up.eps.lo == 0 and up.eps.hi == full.eps.hi
+    with pytest.raises(InputError):
+        dpsgd(2, "0.01", 100, delta="1e-5", two_sided=False, mu=True)

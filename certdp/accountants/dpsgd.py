@@ -85,17 +85,22 @@ def _check(noise: object, rate: object, steps: object) -> tuple[Fraction, Fracti
 
 def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps: object = None,
           mu: bool = False, h: object = DEFAULT_H, tau: object = Fraction(1, 10**14),
-          residual: object = Fraction(1, 10**10), regret: bool = True) -> DPSGDResult:
+          residual: object = Fraction(1, 10**10), regret: bool = True,
+          two_sided: bool = True) -> DPSGDResult:
     """Certified (ε or δ) for DP-SGD with noise multiplier σ, Poisson rate q, T steps.
 
     Give exactly one of ``delta`` (→ ε enclosure) or ``eps`` (→ δ enclosure);
-    ``mu=True`` adds the certified GDP report.
+    ``mu=True`` adds the certified GDP report.  ``two_sided=False`` skips the
+    lower PLD (faster; the enclosure's lower end is then the trivial 0 and
+    ``mu`` is unavailable).
     """
     s, q, T = _check(noise, rate, steps)
     if (delta is None) == (eps is None):
         raise InputError("give exactly one of delta= or eps=")
     t0 = time.perf_counter()
-    acc = PLDAccountant(h=h, tau=tau).compose(SubsampledGaussian(s, q), T)
+    if mu and not two_sided:
+        raise InputError("the GDP report needs both bounds (two_sided=True)")
+    acc = PLDAccountant(h=h, tau=tau, lower=two_sided).compose(SubsampledGaussian(s, q), T)
     kw: dict = {}
     if delta is not None:
         kw["eps"] = acc.epsilon(delta)

@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="target residual η for the GDP report (default 1e-10)")
     p.add_argument("--grid", default="1/1024", help="loss grid step h (default 1/1024)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret computation")
+    p.add_argument("--upper-only", action="store_true",
+                   help="certified upper bound only (faster; lower end reported as 0)")
     add_json_flag(p)
     p.set_defaults(handler=_run)
 
@@ -53,7 +55,8 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.accountants.dpsgd import dpsgd  # noqa: PLC0415
 
     res = dpsgd(args.noise, args.sample_rate, _steps(args.steps), delta=args.delta, eps=args.eps,
-                mu=args.mu, h=args.grid, residual=args.residual, regret=not args.no_regret)
+                mu=args.mu, h=args.grid, residual=args.residual, regret=not args.no_regret,
+                two_sided=not args.upper_only)
 
     def human() -> str:
         lines = [f"DP-SGD: σ = {args.noise}, q = {args.sample_rate}, T = {res.steps} "
