@@ -105,8 +105,13 @@ class GDPAnswer:
     measurement: object | None = None
 
 
-def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6)) -> GDPAnswer:
-    """Certified GDP statement for a mechanism (exact, measured, or DP-SGD report)."""
+def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object | None = None) -> GDPAnswer:
+    """Certified GDP statement for a mechanism (exact, measured, or DP-SGD report).
+
+    ``residual`` is the η the caller allows (DP-SGD report only; default
+    1e-10): the reported μ enclosure is then that of μ*(η), and its lower end
+    is only a valid refutation for claims allowing at most that residual.
+    """
     mu = exact_gdp_mu(mech)
     if mu is not None:
         return GDPAnswer(Enclosure.exact(mu), None, None, "exact (Gaussian mechanism)")
@@ -118,7 +123,7 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6)) -> GDPAnswer:
         from certdp.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
         from certdp.tradeoff import gdp_report  # noqa: PLC0415
 
-        rep = gdp_report(acc)
+        rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
         strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
         return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)")
     from certdp.gdpt import measure  # noqa: PLC0415

@@ -202,7 +202,12 @@ class _Profile:
 
 @dataclass(frozen=True)
 class GDPReport:
-    """What certdp certifies about GDP for a composed mechanism."""
+    """What certdp certifies about GDP for a composed mechanism.
+
+    ``mu.hi`` with ``residual.hi`` = η: δ(ε) <= δ_{mu.hi}(ε) + η for all ε >= 0.
+    ``mu.lo``: no μ' < mu.lo satisfies δ <= δ_μ' + η' for any η' up to
+    max(η, the requested residual).
+    """
 
     mu: Enclosure
     residual: Enclosure
@@ -623,9 +628,15 @@ def gdp_report(accountant, residual: object = Fraction(1, 10**10), regret: bool 
             etas.append(upper_bound(prof.M[c]) if c < len(prof.M) else upper_bound(prof.M_inf))
         mu_hi = mus[0] if mus[0] > mus[1] else mus[1]
         eta_hi = etas[0] if etas[0] > etas[1] else etas[1]
+        # μ.lo is certified against the larger of the achieved and the requested
+        # residual: no μ' < μ.lo satisfies δ <= δ_μ' + η' for any η' <= that
+        # value (a larger η' only lowers the bound, so this is the weaker, and
+        # for claims allowing up to the requested residual, the relevant one).
+        r_ball = to_ball(r)
+        eta_for_lower = eta_hi if eta_hi > r_ball else upper_bound(r_ball)
         mu_lo = arb(0)
         for prof in profs_lo:
-            v = _mu_lower_one(prof, eta_hi)
+            v = _mu_lower_one(prof, eta_for_lower)
             if v > mu_lo:
                 mu_lo = v
         if mu_lo > mu_hi:

@@ -115,3 +115,17 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
     f.write_text(HEAD + 'kind = "dp"\n')
     assert main(["audit", str(f)]) == 2
     assert "c1" in capsys.readouterr().err
+
+
+def test_seed003_table2_mu_1_3_is_refuted_by_a_witness():
+    """Seed 003 Table 2 prints μ = 1.3 for σ = 9.4, q = 16384/50000, T = 2000.
+    Independent witness: at ε = 7.4 the certified lower bound of δ exceeds
+    δ_1.3(7.4) + 1e-6, with δ_1.3 computed by mpmath (closed form)."""
+    from certdp.routing import delta_of
+
+    m = parse_claims(HEAD + 'kind = "gdp"\nmechanism = "dpsgd(noise=9.4, rate=16384/50000, steps=2000)"\n'
+                     'mu = "1.3"\nresidual = "1e-6"\n')[0]
+    d = delta_of(__import__("certdp.mechanisms", fromlist=["parse_spec"]).parse_spec(m.mechanism), "7.4")
+    assert mpf(Fraction(d.enclosure.lo_str(30))) > delta_mu_ref(Fraction(13, 10), Fraction(74, 10)) + mpf("1e-6")
+    v = audit_claim(m)
+    assert v.verdict == "REFUTED" and v.valid_guarantee is False

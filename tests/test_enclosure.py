@@ -89,3 +89,13 @@ def test_contains_mpmath_values_with_sign():
     assert not enc.contains(mpmath.mpf(3) / 4)
     with pytest.raises(InputError):
         enc.contains(mpmath.inf)
+
+
+def test_pickle_round_trip_is_exact():
+    import pickle
+
+    from certdp.numerics import delta_mu
+
+    for enc in (delta_mu(1, 1), Enclosure.exact(0), Enclosure.exact("-2.5"), delta_mu("0.001", 10000)):
+        back = pickle.loads(pickle.dumps(enc))
+        assert back == enc and back.lo == enc.lo and back.hi == enc.hi

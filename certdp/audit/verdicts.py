@@ -118,7 +118,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     """
     from certdp.routing import gdp_of  # noqa: PLC0415
 
-    ans = gdp_of(_mech(claim))
+    ans = gdp_of(_mech(claim), residual=claim.residual)
     enc = ans.mu
     mu_s = _s(claim.mu)
     m = ans.measurement
@@ -132,8 +132,20 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
         return verdict(REFUTED, False, f"not {mu_s}-GDP: the tail forces the strict GDP parameter ≥ "
                        f"{strict.lo_str(8)} (seed 000 Thm 4.4); certified: μ ∈ {enc} except residual "
                        f"{'0' if ans.residual is None else ans.residual.hi_str(4)}")
-    if enc.certainly_greater_than(claim.mu):
-        return verdict(REFUTED, False, f"the certified GDP parameter exceeds {mu_s} (μ ≥ {enc.lo_str(8)})")
+    # Does μ.lo refute this claim?  Always for a strict claim (no residual).
+    # With a residual r: only the DP-SGD report's lower end, computed for
+    # residuals up to max(η, r) (certdp.tradeoff.gdp_report); a measurement
+    # witness or an exact μ says nothing about claims that allow a residual.
+    if claim.residual is None:
+        lo_valid = True
+    elif ans.measurement is None and ans.residual is not None:
+        lo_valid = True  # gdp_of(residual=claim.residual): μ.lo holds up to max(η, claim residual)
+    else:
+        lo_valid = False
+    if enc.certainly_greater_than(claim.mu) and lo_valid:
+        return verdict(REFUTED, False, f"the certified GDP parameter exceeds {mu_s} (μ ≥ {enc.lo_str(8)}"
+                       + ("" if claim.residual is None else f", even allowing the claimed residual {_s(claim.residual)}")
+                       + ")")
     if not _hi_le(enc, claim.mu):
         return verdict(INCONCLUSIVE, None, f"μ ∈ {enc} straddles {mu_s}")
     if ans.residual is None:

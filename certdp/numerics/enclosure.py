@@ -258,6 +258,15 @@ class Enclosure:
     def __hash__(self) -> int:
         return hash((self.lo.str(30), self.hi.str(30)))
 
+    def __reduce__(self) -> tuple:
+        """Pickle exactly (arb balls do not pickle): endpoints as (mantissa, exponent)."""
+        (ml, el), (mh, eh) = self.lo.man_exp(), self.hi.man_exp()
+        return (_from_dyadics, (int(ml), int(el), int(mh), int(eh)))
+
+
+def _from_dyadics(ml: int, el: int, mh: int, eh: int) -> Enclosure:
+    return Enclosure(exact_ball(ml, el), exact_ball(mh, eh))
+
 
 def _compare(v: arb, x: object) -> int:
     """Sign of ``v - x`` for an exact ball ``v`` and exact number ``x``; certain."""
