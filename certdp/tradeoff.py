@@ -38,6 +38,7 @@ breakpoints of the trade-off curve of ν are (α_k, β_k) = (S_k, 1 − M_k)
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -52,6 +53,16 @@ from certdp.numerics.normal import Phi_ball, Phi_inv_ball
 PREC = 128
 
 
+_STD_NORMAL = statistics.NormalDist()
+
+
+def _ndtri(p: float) -> float:
+    """Float Φ⁻¹ for search only (stdlib; NaN outside (0, 1))."""
+    if not 0.0 < p < 1.0:
+        return math.nan
+    return _STD_NORMAL.inv_cdf(min(max(p, 1e-300), 1 - 1e-16))
+
+
 def _phi_inv_small(p: arb) -> arb:
     """Φ⁻¹(p) for a ball p in (0, 1) (argument of erfcinv kept away from 2)."""
     if p < 0.5:
@@ -62,11 +73,9 @@ def _phi_inv_small(p: arb) -> arb:
 def phi_inv_upper(p: arb) -> arb:
     """An exact upper bound of Φ⁻¹(p) for a ball p ⊂ (0,1): a float guess z
     (search only) is certified by Φ(z) >= p.upper(); fallback: Φ⁻¹ in balls."""
-    from scipy.special import ndtri  # noqa: PLC0415
-
     pf = float(p.mid())
     if 0 < pf < 1:
-        z = float(ndtri(pf))
+        z = _ndtri(pf)
         z += 1e-12 * max(1.0, abs(z))
         zb = arb(z)
         with working_precision(64):
@@ -78,11 +87,9 @@ def phi_inv_upper(p: arb) -> arb:
 
 def phi_inv_lower(p: arb) -> arb:
     """An exact lower bound of Φ⁻¹(p): certified by Φ(z) <= p.lower()."""
-    from scipy.special import ndtri  # noqa: PLC0415
-
     pf = float(p.mid())
     if 0 < pf < 1:
-        z = float(ndtri(pf))
+        z = _ndtri(pf)
         z -= 1e-12 * max(1.0, abs(z))
         zb = arb(z)
         with working_precision(64):
@@ -235,9 +242,6 @@ MU_SLACK = Fraction(1, 2**20)
 def _mu_upper_one(prof: _Profile, resid_units: int) -> tuple[arb, int]:
     """Certified upper bound of max_{k0 <= k < c} Φ⁻¹(M_k) − Φ⁻¹(S_k) (eq. 21)
     and the cut index c (first k >= k0 with M_k <= the residual target)."""
-    import numpy as np  # noqa: PLC0415
-    from scipy.special import ndtri  # noqa: PLC0415
-
     n = len(prof.ys)
     if prof.offset > 0:
         # the segment [0, y_0) would need the vertex (S_all, 1 − M_all): not handled
@@ -263,11 +267,9 @@ def _mu_upper_one(prof: _Profile, resid_units: int) -> tuple[arb, int]:
     if c <= k0:
         return arb(0), c
     # incumbent from a float estimate of the argmax (search only)
-    Mf = np.array([float(prof.M[k].mid()) for k in range(k0, c)])
-    Sf = np.array([float(prof.S[k].mid()) for k in range(k0, c)])
-    with np.errstate(all="ignore"):
-        est = ndtri(np.clip(Mf, 1e-300, 1 - 1e-16)) - ndtri(np.clip(Sf, 1e-300, 1 - 1e-16))
-    kbest = k0 + int(np.nanargmax(est))
+    est = [_ndtri(float(prof.M[k].mid())) - _ndtri(float(prof.S[k].mid())) for k in range(k0, c)]
+    finite = [(v, i) for i, v in enumerate(est) if math.isfinite(v)]
+    kbest = k0 + (max(finite)[1] if finite else 0)
     best = upper_bound(val(kbest))
     slack = to_ball(MU_SLACK)
     accept = upper_bound(best + slack)
