@@ -31,7 +31,7 @@ from flint import arb
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact
+from certdp.numerics.exact import check_nonnegative, check_open_unit, exact
 
 #: The two neighbouring relations whose dominating pairs may differ.
 Relation = Literal["add", "remove"]
@@ -47,18 +47,12 @@ def check_count(count: object) -> int:
 
 def check_eps(eps: object) -> Fraction:
     """Validate ε (an exact number >= 0)."""
-    e = exact(eps, "eps")
-    if e < 0:
-        raise InputError(f"eps must be >= 0, got {eps!r}")
-    return e
+    return check_nonnegative(eps, "eps")
 
 
 def check_delta(delta: object) -> Fraction:
     """Validate a target δ in (0, 1)."""
-    d = exact(delta, "delta")
-    if not 0 < d < 1:
-        raise InputError(f"delta must lie in (0, 1), got {delta!r}")
-    return d
+    return check_open_unit(delta, "delta")
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,27 @@ def exact(x: object, name: str = "value") -> Fraction:
 def fraction_to_str(q: Fraction) -> str:
     """Exact string of a rational: ``"3"``, ``"-1/10"`` (round-trips through :func:`exact`)."""
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def check_nonnegative(x: object, name: str) -> Fraction:
+    """Exact ``x >= 0`` (e.g. ε), or InputError naming ``name``."""
+    q = exact(x, name)
+    if q < 0:
+        raise InputError(f"{name} must be >= 0, got {name} = {x}")
+    return q
+
+
+def check_positive(x: object, name: str) -> Fraction:
+    """Exact ``x > 0`` (e.g. μ, a width), or InputError naming ``name``."""
+    q = exact(x, name)
+    if q <= 0:
+        raise InputError(f"{name} must be positive, got {name} = {x}")
+    return q
+
+
+def check_open_unit(x: object, name: str) -> Fraction:
+    """Exact ``0 < x < 1`` (e.g. a target δ), or InputError naming ``name``."""
+    q = exact(x, name)
+    if not 0 < q < 1:
+        raise InputError(f"{name} must lie in the open interval (0, 1), got {name} = {x}")
+    return q

@@ -45,7 +45,7 @@ from certdp.numerics.ball import (
     working_precision,
 )
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact
+from certdp.numerics.exact import check_nonnegative, check_open_unit, check_positive, exact
 from certdp.numerics.normal import (
     MILLS_SERIES_FROM,
     mills_ratio_series_ball,
@@ -97,24 +97,15 @@ def delta_mu_adaptive(mu: Fraction, eps: Fraction, rel_bits: int) -> arb:
 
 
 def _check_mu(mu: object) -> Fraction:
-    m = exact(mu, "mu")
-    if m <= 0:
-        raise InputError(f"mu must be positive, got mu = {mu}")
-    return m
+    return check_positive(mu, "mu")
 
 
 def _check_eps(eps: object) -> Fraction:
-    e = exact(eps, "eps")
-    if e < 0:
-        raise InputError(f"eps must be >= 0, got eps = {eps}")
-    return e
+    return check_nonnegative(eps, "eps")
 
 
 def _check_delta(delta: object) -> Fraction:
-    d = exact(delta, "delta")
-    if not 0 < d < 1:
-        raise InputError(f"delta must lie in the open interval (0, 1), got delta = {delta}")
-    return d
+    return check_open_unit(delta, "delta")
 
 
 def delta_mu(mu: object, eps: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
@@ -209,10 +200,7 @@ def certified_root(
 
 
 def _check_width(width: object) -> Fraction:
-    w = exact(width, "width")
-    if w <= 0:
-        raise InputError(f"width must be positive, got {width}")
-    return w
+    return check_positive(width, "width")
 
 
 # ---------------------------------------------------------------------------
