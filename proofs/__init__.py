@@ -19,6 +19,7 @@ MODULES = [
     "proofs.seed000_thm51_pure_dp",
     "proofs.seed002_phi_functions",
     "proofs.seed004_lemmas",
+    "proofs.seed000_algorithm3_corrections",
 ]
 
 
