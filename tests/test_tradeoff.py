@@ -395,3 +395,26 @@ def test_icea_far_tail_does_not_overflow():
     with mpmath.workdps(50):
         truth = 4 * mpmath.exp(-2) / 800
         assert mpmath.mpf(enc.lo_str(40)) <= truth <= mpmath.mpf(enc.hi_str(40))
+
+
+@pytest.mark.parametrize("spec_args", [(2, 1, 2), (3, 2, 1)])
+def test_switch_point_fast_path_agrees_with_branch_and_bound(spec_args):
+    """delta_ball uses the closed form from the certified switch point; the
+    branch-and-bound (_refined_bounds) is an independent route to the same
+    value: the two balls must overlap at points on both sides of ε*."""
+    from flint import arb
+
+    from certdp.mechanisms.tradeoff import sgd
+    from certdp.numerics.ball import working_precision
+
+    m = sgd(*spec_args)
+    sp = m.switch_point()
+    star = float(sp.eps.mid)
+    for x in (0.0, star / 3, star * 0.9, star * 1.2, star + 2):
+        with working_precision(80):
+            e = arb(x)
+            fast = m.delta_ball(e)
+            lo, hi = m._refined_bounds(e, 80)
+            slow = lo.union(hi)
+            assert fast.overlaps(slow), (x, fast, slow)
+            assert fast.rad() < 1e-15

@@ -192,12 +192,43 @@ class TradeoffMechanism(Mechanism):
         return self._dhat(eps)
 
     def delta_ball(self, eps: arb) -> arb:
-        """Ball containing the refined δ(ε) for every ε in ``eps``."""
+        """Ball containing the refined δ(ε) for every ε in ``eps``.
+
+        Fast path (closed form): with the certified switch point (ε*, δ*) of
+        :meth:`switch_point`, δ(ε) = 1 − (1+e^ε)·q* for ε <= ε*, where
+        q* = max q = (1−δ*)/(1+e^{ε*}) is enclosed by q over the ε* enclosure,
+        and δ(ε) = δ̂(ε) (naive) on [ε*.hi, naive_until].  Elsewhere (and if
+        the switch point cannot be certified) the branch-and-bound below.
+        """
         prec = ctx.prec
+        fast = self._switch_fast(eps, prec)
+        if fast is not None:
+            return fast
         with working_precision(prec + 20):
             lo, hi = self._refined_bounds(eps, prec)
         with working_precision(prec + 20):
             return lo.union(hi)
+
+    def _switch_fast(self, eps: arb, prec: int) -> arb | None:
+        """Closed-form refined profile from the cached switch point, or None."""
+        digits = max(20, int(prec / 3.3) + 8)
+        cache = self.__dict__.setdefault("_switch_cache", {})
+        if digits not in cache:
+            try:
+                cache[digits] = self.switch_point(digits=digits)
+            except (InputError, PrecisionError):
+                cache[digits] = None
+        sp = cache[digits]
+        if sp is None or not eps.is_finite():
+            return None
+        with working_precision(prec + 20):
+            star = sp.eps.ball
+            if eps.upper() <= sp.eps.lo:
+                q_star = (1 - self._dhat(star)) / (1 + star.exp())  # range over [ε*] contains q(ε*)
+                return 1 - (1 + eps.exp()) * q_star
+            if eps.lower() >= sp.eps.hi and eps.upper() <= to_ball(sp.naive_until):
+                return self._dhat(eps)
+        return None
 
     def refined_delta(self, eps: object, digits: int = 15) -> Enclosure:
         """Certified enclosure of the refined δ(ε) at an exact ε."""
