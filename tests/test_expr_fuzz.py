@@ -195,3 +195,37 @@ def test_lattice_calls_stay_cheap():
         assert e.has(sympy.Max)
     assert parse_expression("Max(eps, 0)") == EPS
     assert parse_expression("Max(1 - exp(eps/2 - 1), 0)") == sympy.Max(1 - sympy.exp(EPS / 2 - 1), 0)
+
+
+def test_conditions_may_not_nest_conditionals():
+    # sympy rewrites such conditions through set algebra, which can take minutes
+    with pytest.raises(InputError, match="may not contain if/Piecewise"):
+        parse_expression("if(if(eps < 1, eps, 1) < 1/2, 1, 0)")
+    # but branch values may
+    e = parse_expression("if(eps < 1, if(eps < 1/2, 1/2, 1/4), 0)")
+    assert e.has(sympy.Piecewise)
+
+
+@given(st.randoms(use_true_random=False))
+@settings(max_examples=scaled(15), deadline=None)
+def test_nested_random_text_parses_quickly(rng):
+    """Deeply nested valid input of up to 4000 characters parses in bounded time."""
+    import time
+
+    def rnd(d: int) -> str:
+        if d == 0:
+            return rng.choice(["eps", "1/3", "2", "eps"])
+        a, b = rnd(d - 1), rnd(d - 1)
+        return rng.choice([f"Abs({a} - {b})", f"exp(-{a})", f"erfc({a})", f"({a})*({b})",
+                           f"if(eps < {rng.choice(['1', '2'])}, {a}, {b})", f"Max({a}, {b})",
+                           f"sqrt(1+({a})**2)", f"log(2+Abs({a}))", f"({a}) + ({b})"])
+
+    text = rnd(rng.randrange(3, 9))
+    if len(text) > 4000:
+        return
+    t0 = time.perf_counter()
+    try:
+        parse_expression(text)
+    except InputError as err:
+        assert "undefined" in str(err) or "non-real" in str(err)
+    assert time.perf_counter() - t0 < 5

@@ -54,7 +54,7 @@ MAX_TEXT = 4_000
 #: Deepest accepted nesting of parentheses / calls / unary operators.
 MAX_DEPTH = 80
 #: Longest accepted numeral (characters).
-MAX_NUMERAL = 200
+MAX_NUMERAL = 2500  # ~ the largest number a power may build (MAX_RESULT_BITS), printed
 #: Largest accepted decimal exponent in a numeral (``1e-1000`` is fine).
 MAX_DECIMAL_EXPONENT = 1000
 #: Largest accepted |numeric exponent| in a power (numerator and denominator).
@@ -325,14 +325,14 @@ class _Parser:
                 self.expect(",", f"after the second argument of {_describe(fn_tok)}")
                 b = self.expr()
                 self.expect(")", f"to close {_describe(fn_tok)}")
-                return self.build(fn_tok, sympy.Piecewise, (a, cond), (b, sympy.true))
+                return self.build(fn_tok, _piecewise, (a, cond), (b, sympy.true))
             if name == "Piecewise":
                 pairs = [self.pair(fn_tok)]
                 while self.at(","):
                     self.advance()
                     pairs.append(self.pair(fn_tok))
                 self.expect(")", f"to close {_describe(fn_tok)}")
-                return self.build(fn_tok, sympy.Piecewise, *pairs)
+                return self.build(fn_tok, _piecewise, *pairs)
         finally:
             self.leave()
         if name in self.names or name in _CONSTANTS:
@@ -380,7 +380,28 @@ class _Parser:
         rhs = self.expr()
         if self.at(*_RELATIONS):
             raise InputError(f"chained comparison at {_describe(self.tok)} is not allowed")
+        if lhs.has(sympy.Piecewise) or rhs.has(sympy.Piecewise):
+            # sympy rewrites such conditions through set algebra (can take minutes)
+            raise InputError(f"a condition may not contain if/Piecewise (comparison {_describe(op)})")
         return self.build(op, _RELATIONS[op.text], lhs, rhs)
+
+
+def _piecewise(*pairs: tuple[sympy.Expr, sympy.Basic]) -> sympy.Expr:
+    """Piecewise without sympy's own simplification (which can take minutes on
+    nested input): drop branches whose condition is False, stop at the first
+    True, and collapse a leading True branch -- the same value."""
+    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for value, cond in pairs:
+        if cond is sympy.false:
+            continue
+        kept.append((value, cond))
+        if cond is sympy.true:
+            break
+    if not kept:
+        raise ValueError("no branch of the Piecewise can apply")
+    if kept[0][1] is sympy.true:
+        return kept[0][0]
+    return sympy.Piecewise(*kept, evaluate=False)
 
 
 def _name_table(variables: Sequence[str], parameters: Mapping[str, object] | None) -> dict[str, sympy.Expr]:
