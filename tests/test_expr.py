@@ -506,3 +506,18 @@ def test_compile_speed_reported():
                 f(x)
         rate = len(xs) / (time.perf_counter() - t0)
         assert rate > 2000, rate
+
+
+def test_validate_reports_what_it_cannot_prove():
+    # continuous switch at the irrational point log 2: only closed cells are usable
+    check = validate_profile("if(exp(eps) < 2, 1/2 - eps/8, (1/2 - log(2)/8)*2/exp(eps))")
+    assert not check.ok
+    bad = [u for u in check.unproved if u.startswith("δ non-increasing on [")]
+    assert bad
+    lo, hi = (Fraction(x) for x in re.findall(r"\[([0-9/]+), ([0-9/]+)\]", bad[0])[0])
+    assert lo <= Fraction(6931, 10000) <= hi and hi - lo < Fraction(1, 1000)  # log 2 = 0.69314...
+    # undefined at 0
+    check = validate_profile("Min(1/2, 1/eps)")
+    assert not check.ok and any("δ(0) could not be evaluated" in u for u in check.unproved)
+    # constants are profiles
+    assert validate_profile("1/10").ok and validate_profile("0").ok
