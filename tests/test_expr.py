@@ -10,7 +10,7 @@ import mpmath
 import pytest
 import sympy
 from flint import arb, ctx
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certdp.errors import InputError, PrecisionError
