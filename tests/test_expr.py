@@ -522,3 +522,22 @@ def test_validate_reports_what_it_cannot_prove():
     assert not check.ok and any("δ(0) could not be evaluated" in u for u in check.unproved)
     # constants are profiles
     assert validate_profile("1/10").ok and validate_profile("0").ok
+
+
+@given(
+    st.sampled_from(["erfc(eps)", "erfc(-eps)", "erf(eps)", "erf(-eps)/2", "Phi(-eps)", "exp(-eps**2/2)*eps"]),
+    st.fractions(min_value=0, max_value=10**8, max_denominator=7),
+    st.fractions(min_value=0, max_value=10**3, max_denominator=3),
+    st.fractions(min_value=0, max_value=1, max_denominator=50),
+    st.sampled_from([30, 53, 100]),
+)
+@settings(max_examples=scaled(80), deadline=None)
+def test_large_argument_interval_soundness(text, a, w, t, prec):
+    """arb's erfc is useless beyond ~1e5: the evaluator must stay sound there."""
+    expr = parse_expression(text)
+    with working_precision(prec):
+        ball = evaluate_ball(expr, {EPS: _interval(a, a + w)})
+        point = evaluate_ball(expr, {EPS: _interval(a + t * w, a + t * w)})
+    truth = mp_value(expr, a + t * w)
+    assert _contains(ball, truth), (text, a, w, t, ball, truth)
+    assert _contains(point, truth), (text, a + t * w, point, truth)

@@ -50,7 +50,6 @@ Cond = Callable[[Args], "bool | None"]  # True / False / None (undecided)
 #: monotone functions are then evaluated at its endpoints.
 WIDE_BITS = 24
 
-_NAN = arb.nan()
 
 
 def nan_ball() -> arb:
