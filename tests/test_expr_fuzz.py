@@ -229,3 +229,19 @@ def test_nested_random_text_parses_quickly(rng):
     except InputError as err:
         assert "undefined" in str(err) or "non-real" in str(err)
     assert time.perf_counter() - t0 < 5
+
+
+_TOKENS = ["eps", "1", "2", "0", "0.5", "1e-3", "oo", "pi", "E", "(", ")", ",", "+", "-", "*", "/", "**", "<",
+           "<=", ">", ">=", "exp(", "log(", "sqrt(", "erf(", "erfc(", "Phi(", "Abs(", "Max(", "Min(", "if(",
+           "Piecewise((", "True", "))", "10"]
+
+
+@given(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=25))
+@settings(max_examples=scaled(400), deadline=None)
+def test_token_soup_gives_inputerror_or_expression(tokens):
+    """Random sequences of valid tokens: only InputError or a real expression."""
+    try:
+        e = parse_expression(" ".join(tokens))
+    except InputError:
+        return
+    assert isinstance(e, sympy.Expr) and not e.has(sympy.zoo, sympy.nan, sympy.I)
