@@ -212,8 +212,15 @@ def test_domain_violations_are_non_finite():
         assert evaluate_ball(sympy.sqrt(EPS), {EPS: arb(0)}) == 0
         # Piecewise without a default branch is undefined beyond its conditions
         assert not evaluate_ball(sympy.Piecewise((EPS, EPS < 1)), {EPS: arb(2)}).is_finite()
-    with pytest.raises(PrecisionError, match="cannot enclose"):
+    with pytest.raises(InputError, match="not real at eps=1/2"):
         evaluate(sympy.log(EPS - 1), {"eps": "0.5"})
+    with pytest.raises(InputError, match="undefined or not real"):
+        evaluate(1 / (EPS - sympy.Rational(1, 10)), {"eps": "0.1"})
+    # an exact zero under a root, reached through the rounded constant 1/10
+    assert evaluate(sympy.sqrt(EPS - sympy.Rational(1, 10)), {"eps": "0.1"}).width == 0
+    # Piecewise without a default branch beyond its conditions: not enclosable
+    with pytest.raises((PrecisionError, InputError)):
+        evaluate(sympy.Piecewise((EPS, EPS < 1)), {"eps": 2})
 
 
 def test_branch_switch_points():

@@ -556,8 +556,12 @@ def evaluate(
     """Certified value of ``expr`` at exact inputs, to ``digits`` significant
     digits (relative width <= 10**-digits; an exact zero is allowed).
 
-    Raises :class:`PrecisionError` when the value cannot be enclosed (for
-    instance log of a non-positive number, or a branch point hit exactly).
+    If the ball evaluation stays undecided at every precision (e.g. an exact
+    zero under a root reached through rounded constants), the exact inputs
+    are substituted symbolically and the resulting constant is evaluated.
+    Raises :class:`InputError` when the expression is certainly undefined or
+    not real at the point (log of a negative number, division by zero), and
+    :class:`PrecisionError` when the value cannot be enclosed otherwise.
     """
     env2 = _resolve_env(expr, env or {})
     q = {k: exact(v, k.name) for k, v in env2.items()}
@@ -568,10 +572,21 @@ def evaluate(
     def compute(_p: int) -> arb:
         return root(tuple(to_ball(v) for v in q.values()))
 
+    where = ", ".join(f"{k}={v}" for k, v in q.items())
     try:
         return Enclosure.from_ball(adaptive(compute, bits, bits + 30, f"evaluating {expr}"))
     except PrecisionError as err:
-        raise PrecisionError(
-            f"cannot enclose {expr} at {', '.join(f'{k}={v}' for k, v in q.items())}: "
-            f"undefined there, or not decidable ({err})"
-        ) from None
+        first = err
+    # Fallback: substitute the exact inputs symbolically.  sympy's automatic
+    # evaluation settles exact cancellations (sqrt(1/10 - 1/10) = 0) that no
+    # ball width can, and exposes certain domain violations (zoo, nan, I).
+    exact_expr = expr.xreplace({k: sympy.Rational(v.numerator, v.denominator) for k, v in q.items()})
+    if exact_expr.has(sympy.zoo, sympy.nan, sympy.I) or exact_expr.is_real is False:
+        raise InputError(f"{expr} is undefined or not real at {where} (it becomes {exact_expr})")
+    if exact_expr.free_symbols:
+        raise first
+    croot = _compiled(exact_expr, ())
+    try:
+        return Enclosure.from_ball(adaptive(lambda _p: croot(()), bits, bits + 30, f"evaluating {exact_expr}"))
+    except PrecisionError as err:
+        raise PrecisionError(f"cannot enclose {expr} at {where}: undefined there, or not decidable ({err})") from None
