@@ -66,7 +66,7 @@ def exact_ball(man: int, exp: int) -> arb:
     return arb((fmpz(man), fmpz(exp)))
 
 
-def _exact_bits(x: arb) -> int:
+def exact_bits(x: arb) -> int:
     """Bits needed to hold ``mid ± rad`` exactly (capped at MAX_PREC)."""
     m_man, m_exp = x.mid().man_exp()
     r_man, r_exp = x.rad().man_exp()
@@ -82,14 +82,14 @@ def _exact_bits(x: arb) -> int:
 def lower_bound(x: arb) -> arb:
     """An exact (zero-radius) lower bound of the ball ``x``, as tight as possible."""
     _check_finite(x)
-    with working_precision(_exact_bits(x)):
+    with working_precision(exact_bits(x)):
         return x.lower()
 
 
 def upper_bound(x: arb) -> arb:
     """An exact (zero-radius) upper bound of the ball ``x``, as tight as possible."""
     _check_finite(x)
-    with working_precision(_exact_bits(x)):
+    with working_precision(exact_bits(x)):
         return x.upper()
 
 

@@ -18,6 +18,7 @@ from flint import arb, fmpz
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import (
     MAX_PREC,
+    exact_bits,
     exact_ball,
     lower_bound,
     to_ball,
@@ -117,10 +118,16 @@ class Enclosure:
     # -- construction -----------------------------------------------------
     @classmethod
     def from_ball(cls, x: arb) -> "Enclosure":
-        """The tightest enclosure with exact endpoints of the ball ``x``."""
+        """The tightest enclosure with exact endpoints of the ball ``x``
+        (endpoints taken at a precision that holds mid ± rad exactly)."""
         if not x.is_finite():
             raise PrecisionError(f"cannot enclose a non-finite ball {x}")
-        return cls(lower_bound(x), upper_bound(x))
+        with working_precision(exact_bits(x)):
+            lo, hi = x.lower(), x.upper()
+        obj = object.__new__(cls)  # lower() <= upper() and both exact: skip re-validation
+        object.__setattr__(obj, "lo", lo)
+        object.__setattr__(obj, "hi", hi)
+        return obj
 
     @classmethod
     def exact(cls, x: object) -> "Enclosure":

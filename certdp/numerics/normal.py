@@ -23,8 +23,16 @@ from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
 
+_SQRT2_CACHE: dict[int, arb] = {}
+
+
 def sqrt2() -> arb:
-    return arb(2).sqrt()
+    """√2 at the current precision (cached per precision: it sits on every Φ call)."""
+    p = ctx.prec
+    v = _SQRT2_CACHE.get(p)
+    if v is None:
+        v = _SQRT2_CACHE[p] = arb(2).sqrt()
+    return v
 
 
 def phi_ball(x: arb) -> arb:
