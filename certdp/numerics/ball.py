@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Callable
@@ -55,10 +56,16 @@ def to_ball(x: object, name: str = "value") -> arb:
     if isinstance(x, arb):
         return x
     q = exact(x, name)
-    den = q.denominator
+    return _fraction_ball(q.numerator, q.denominator, ctx.prec)
+
+
+@functools.lru_cache(maxsize=8192)
+def _fraction_ball(num: int, den: int, prec: int) -> arb:
+    """Ball of num/den at ``prec`` bits (arb values are immutable: safe to cache)."""
     if den & (den - 1) == 0:  # dyadic (integers included): exact ball
-        return arb((fmpz(q.numerator), fmpz(1 - den.bit_length())))
-    return arb(fmpq(q.numerator, den))  # rounded outward at ctx.prec
+        return arb((fmpz(num), fmpz(1 - den.bit_length())))
+    with working_precision(prec):
+        return arb(fmpq(num, den))  # rounded outward
 
 
 def exact_ball(man: int, exp: int) -> arb:
