@@ -129,3 +129,29 @@ def test_seed003_table2_mu_1_3_is_refuted_by_a_witness():
     assert mpf(Fraction(d.enclosure.lo_str(30))) > delta_mu_ref(Fraction(13, 10), Fraction(74, 10)) + mpf("1e-6")
     v = audit_claim(m)
     assert v.verdict == "REFUTED" and v.valid_guarantee is False
+
+
+def test_icea_switch_point_claim_against_mpmath_root():
+    """ICEA (m=20, n=4): δ̂(ε) = 4e^{-2}/ε, and the switch point maximises
+    q(x) = (1 - δ̂(x))/(1 + e^x); mpmath finds q'(x) = 0 independently."""
+    c = one('kind = "value"\nmechanism = "icea(m=20, n=4)"\nquantity = "switch_eps"\nat = {}\nreported = "1.159"\n')
+    v = audit_claim(c)
+    with mpmath.workdps(40):
+        q = lambda x: (1 - 4 * mpmath.exp(-2) / x) / (1 + mpmath.exp(x))  # noqa: E731
+        root = mpmath.findroot(lambda x: mpmath.diff(q, x), mpmath.mpf("1.15"))
+    assert mpf(Fraction(v.enclosure.lo_str(35))) <= root <= mpf(Fraction(v.enclosure.hi_str(35)))
+    assert v.verdict == "REFUTED"  # the printed 1.159 is not a rounding of 1.15660…
+
+
+def test_refined_claim_fields_are_validated():
+    ok = one('kind = "value"\nquantity = "refined_sigma"\nformula = "-log(delta)/eps"\n'
+             'at = { eps = "0.2", delta = "exp(-2)" }\nreported = "8.086"\n')
+    assert ok.formula == "-log(delta)/eps"
+    with pytest.raises(InputError, match="formula"):
+        one('kind = "value"\nquantity = "refined_sigma"\nat = { eps = "0.2", delta = "0.1" }\nreported = "8"\n')
+    with pytest.raises(InputError, match="at.delta"):
+        one('kind = "value"\nquantity = "refined_sigma"\nformula = "-log(delta)/eps"\n'
+            'at = { eps = "0.2", delta = "__import__(1)" }\nreported = "8"\n')
+    with pytest.raises(InputError, match="takes no mechanism"):
+        one('kind = "value"\nmechanism = "laplace(scale=1)"\nquantity = "refined_sigma"\n'
+            'formula = "-log(delta)/eps"\nat = { eps = "0.2", delta = "0.1" }\nreported = "8"\n')

@@ -12,9 +12,15 @@ not_dp     eps, delta — it does not
 gdp        mu, optional residual — μ-GDP (except residual η)
 prdp       eps, delta — (ε, δ)-probabilistic DP (seed 004 Def 2.2)
 not_prdp   eps, delta
-value      quantity (eps | delta | mu | mu_gdp), at (table of the other
-           parameters), reported (decimal string as printed), optional
-           rounding (nearest | up | down | truncate; default nearest)
+value      quantity, at (table of the other parameters), reported (decimal
+           string as printed), optional rounding (nearest | up | down |
+           truncate; default nearest).  Quantities: eps (at delta), delta
+           (at eps), mu, mu_gdp (at eps, delta; no mechanism), switch_eps /
+           switch_delta (the switch point of a trade-off mechanism's refined
+           profile, seed 000 App. B; at = {}), refined_sigma / refined_eps0 /
+           refined_delta0 (seed 000 App. C noise refinement of ``formula``
+           σ = f(eps, delta) for the target at = {eps, delta}; no mechanism;
+           ``at`` values may be closed expressions such as "exp(-2)")
 =========  ===================================================================
 
 ``quantity = "mu_gdp"`` is the μ of the Gaussian mechanism that is exactly
@@ -39,7 +45,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KINDS = ("dp", "not_dp", "gdp", "prdp", "not_prdp", "value")
-QUANTITIES = ("eps", "delta", "mu", "mu_gdp")
+QUANTITIES = ("eps", "delta", "mu", "mu_gdp", "switch_eps", "switch_delta",
+              "refined_sigma", "refined_eps0", "refined_delta0")
+#: Quantities that take no mechanism (they are about a formula or a conversion).
+MECHANISM_FREE = ("mu_gdp", "refined_sigma", "refined_eps0", "refined_delta0")
 ROUNDINGS = ("nearest", "up", "down", "truncate")
 _FIELDS = {
     "dp": {"eps", "delta"},
@@ -47,12 +56,14 @@ _FIELDS = {
     "prdp": {"eps", "delta"},
     "not_prdp": {"eps", "delta"},
     "gdp": {"mu", "residual"},
-    "value": {"quantity", "at", "reported", "rounding"},
+    "value": {"quantity", "at", "reported", "rounding", "formula"},
 }
 _COMMON = {"id", "source", "mechanism", "kind", "note"}
 _REQUIRED = {"dp": {"eps", "delta"}, "not_dp": {"eps", "delta"}, "prdp": {"eps", "delta"},
              "not_prdp": {"eps", "delta"}, "gdp": {"mu"}, "value": {"quantity", "at", "reported"}}
-_AT_NEEDS = {"eps": {"delta"}, "delta": {"eps"}, "mu": set(), "mu_gdp": {"eps", "delta"}}
+_AT_NEEDS = {"eps": {"delta"}, "delta": {"eps"}, "mu": set(), "mu_gdp": {"eps", "delta"},
+             "switch_eps": set(), "switch_delta": set(), "refined_sigma": {"eps", "delta"},
+             "refined_eps0": {"eps", "delta"}, "refined_delta0": {"eps", "delta"}}
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,7 @@ class Claim:
     reported: str | None = None
     rounding: str = "nearest"
     note: str = ""
+    formula: str | None = None
 
 
 def _number(value: Any, cid: str, name: str) -> Fraction:
@@ -81,6 +93,21 @@ def _number(value: Any, cid: str, name: str) -> Fraction:
         return exact(str(value) if isinstance(value, int) else value, name)
     except InputError as err:
         raise InputError(f"claim {cid!r}, field {name!r}: {err}") from None
+
+
+def _constant(value: Any, cid: str, name: str) -> Any:
+    """An exact decimal, or a closed expression ("exp(-2)") parsed safely (no eval)."""
+    if isinstance(value, str):
+        try:
+            return exact(value, name)
+        except InputError:
+            from certdp.expr import parse_expression  # noqa: PLC0415
+
+            try:
+                return parse_expression(value, variables=())
+            except InputError as err:
+                raise InputError(f"claim {cid!r}, field {name!r}: {err}") from None
+    return _number(value, cid, name)
 
 
 def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
@@ -116,7 +143,16 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         bad = set(at) - {"eps", "delta"}
         if bad or set(at) != _AT_NEEDS[q]:
             raise InputError(f"claim {cid!r}, field 'at': quantity {q!r} needs exactly {sorted(_AT_NEEDS[q])}, got {sorted(at)}")
-        values["at"] = {k: _number(v, cid, f"at.{k}") for k, v in at.items()}
+        if q.startswith("refined_"):
+            values["at"] = {k: _constant(v, cid, f"at.{k}") for k, v in at.items()}
+            formula = table.get("formula")
+            if not isinstance(formula, str):
+                raise InputError(f"claim {cid!r}, field 'formula': quantity {q!r} needs the σ = f(eps, delta) formula as a string")
+            values["formula"] = formula
+        else:
+            if "formula" in table:
+                raise InputError(f"claim {cid!r}: field 'formula' is only for the refined_* quantities")
+            values["at"] = {k: _number(v, cid, f"at.{k}") for k, v in at.items()}
         rep = table["reported"]
         if not isinstance(rep, str):
             raise InputError(f"claim {cid!r}, field 'reported': expected the printed decimal as a string")
@@ -127,9 +163,9 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         if r not in ROUNDINGS:
             raise InputError(f"claim {cid!r}, field 'rounding': expected one of {', '.join(ROUNDINGS)}, got {r!r}")
         values["rounding"] = r
-        if q == "mu_gdp":
+        if q in MECHANISM_FREE:
             if mech is not None:
-                raise InputError(f"claim {cid!r}: quantity 'mu_gdp' takes no mechanism")
+                raise InputError(f"claim {cid!r}: quantity {q!r} takes no mechanism")
         elif mech is None:
             raise InputError(f"claim {cid!r}: field 'mechanism' is required")
     elif mech is None:

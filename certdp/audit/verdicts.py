@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.audit.claims import Claim
-from certdp.errors import CertdpError
+from certdp.errors import CertdpError, InputError
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import fraction_to_str, parse_decimal
 
@@ -163,6 +163,19 @@ def _value(claim: Claim) -> Verdict:
 
         enc = mu_from_eps_delta(claim.at["eps"], claim.at["delta"])
         method = "μ_GDP(ε, δ) root of δ_μ(ε) = δ"
+    elif q.startswith("switch_"):
+        mech = _mech(claim)
+        if not hasattr(mech, "switch_point"):
+            raise InputError(f"claim {claim.id!r}: {claim.mechanism} is not a trade-off mechanism (no switch point)")
+        sp = mech.switch_point()
+        enc = sp.eps if q == "switch_eps" else sp.delta
+        method = "certified switch point of the refined profile (seed 000 App. B)"
+    elif q.startswith("refined_"):
+        from certdp.mechanisms.tradeoff import refine_noise  # noqa: PLC0415
+
+        res = refine_noise(claim.formula, claim.at["eps"], claim.at["delta"])
+        enc = {"refined_sigma": res.sigma, "refined_eps0": res.eps0, "refined_delta0": res.delta0}[q]
+        method = "certified noise refinement (seed 000 App. C)"
     else:
         from certdp import routing  # noqa: PLC0415
 
@@ -181,9 +194,11 @@ def _value(claim: Claim) -> Verdict:
     disjoint = enc.certainly_less_than(lo) or enc.certainly_greater_than(hi)
     verdict = CONFIRMED if inside else (REFUTED if disjoint else INCONCLUSIVE)
     # valid guarantee: printed >= truth (eps, delta, mu), printed <= truth (mu_gdp)
-    if q == "mu_gdp":
+    if q.startswith(("switch_", "refined_")):
+        valid: bool | None = None  # a location or a noise level, not a privacy bound
+    elif q == "mu_gdp":
         if enc.lo >= Enclosure.exact(reported).hi:
-            valid: bool | None = True
+            valid = True
         else:
             valid = False if enc.certainly_less_than(reported) else None
     else:
