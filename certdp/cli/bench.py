@@ -10,10 +10,26 @@ from certdp.cli.common import EXIT_OK, add_json_flag, emit
 def _run(args: argparse.Namespace) -> int:
     from certdp.bench import BENCHMARKS, summarize
 
+    if args.repeat is None:
+        args.repeat = 1 if args.name == "dpsgd" else 20
+    if args.repeat < 1:
+        from certdp.errors import InputError  # noqa: PLC0415
+
+        raise InputError(f"--repeat must be >= 1, got {args.repeat}")
     rows = BENCHMARKS[args.name](repeat=args.repeat)
-    summary = summarize(rows)
+    summary = summarize([r for r in rows if r.get("seconds") is not None])
 
     def human() -> str:
+        if any("result" in r for r in rows):  # comparison benchmark: one row per tool
+            lines = [f"certdp bench {args.name}  (best of {args.repeat} run(s), each tool in its own process)"]
+            for r in rows:
+                if r["seconds"] is None:
+                    lines.append(f"  {r['function']:<18} {r['result']}")
+                    continue
+                ratio = (f"  time ×{r['time_vs_certdp_two_sided']:.2f}, memory ×{r['memory_vs_certdp_two_sided']:.2f}"
+                         " vs certdp two-sided" if "time_vs_certdp_two_sided" in r else "")
+                lines.append(f"  {r['function']:<18} {r['seconds']:8.2f} s  {r['peak_mb']:7.0f} MB  {r['result']}{ratio}")
+            return "\n".join(lines)
         lines = [f"certdp bench {args.name}  (median of {args.repeat} runs per input)"]
         for r in rows:
             lines.append(f"  {r['function']:<20} {r['args']:<28} {r['seconds'] * 1e6:10.1f} µs")
@@ -31,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("bench", help="run a timing benchmark", description=__doc__)
     p.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
-    p.add_argument("--repeat", type=int, default=20, help="timed runs per input (default 20)")
+    p.add_argument("--repeat", type=int, default=None,
+                   help="timed runs per input (default 20 for gdp, 1 for dpsgd)")
     add_json_flag(p)
     p.set_defaults(handler=_run)
