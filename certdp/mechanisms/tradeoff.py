@@ -228,6 +228,11 @@ class TradeoffMechanism(Mechanism):
                 return 1 - (1 + eps.exp()) * q_star
             if eps.lower() >= sp.eps.hi and eps.upper() <= to_ball(sp.naive_until):
                 return self._dhat(eps)
+            if eps.lower() >= to_ball(sp.naive_until):
+                # beyond the proved range: 0 <= refined <= naive (inf over ε0 includes ε0 = ε)
+                top = self._dhat(eps)
+                if top.is_finite():
+                    return arb(0).union(top.upper())
         return None
 
     def refined_delta(self, eps: object, digits: int = 15) -> Enclosure:
