@@ -23,7 +23,15 @@ from certdp.cli import main
 from certdp.gdpt import measure, not_gdp_certificate
 from certdp.mechanisms.spec import parse_spec
 
-mpmath.mp.dps = 30
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """30 digits for this module's mpmath references, restored afterwards
+    (a module-level assignment leaked into every other test module)."""
+    old = mpmath.mp.dps
+    mpmath.mp.dps = 30
+    yield
+    mpmath.mp.dps = old
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 

@@ -51,7 +51,15 @@ def sub_arg(g):
 # mpmath truth for the ratio ε²/(−2 log δ(ε))
 # ---------------------------------------------------------------------------
 
-mpmath.mp.dps = 50
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """50 digits for this module's mpmath references, restored afterwards
+    (a module-level assignment leaked into every other test module)."""
+    old = mpmath.mp.dps
+    mpmath.mp.dps = 50
+    yield
+    mpmath.mp.dps = old
+
 
 
 def mp_Phi(x):

@@ -32,7 +32,18 @@ from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 
 mp = mpmath.mp
-mp.dps = 40
+mp.dps = 40  # module-level references below are computed at import time
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """40 digits for this module's mpmath references, restored afterwards
+    (a module-level assignment leaked into every other test module)."""
+    old = mp.dps
+    mp.dps = 40
+    yield
+    mp.dps = old
+
 
 SGD = sgd(2, 1, 2)
 ICEA = icea(20, 4)
