@@ -99,3 +99,10 @@ def test_identify_dpsgd_tail_is_T_over_sigma_squared(spec, L):
     assert res.verdict == "gdp" and res.L == L
     lo, hi = Fraction(res.tail_mu.lo_str(30)), Fraction(res.tail_mu.hi_str(30))
     assert lo * lo <= L <= hi * hi and hi - lo < Fraction(1, 10**20)
+
+
+def test_delta_at_the_maximal_loss_is_exactly_zero_and_not_negative():
+    """50-fold 0.2-DP: the privacy loss never exceeds 10, so δ(10) = 0 exactly;
+    the enclosure must contain 0 and never dip below it."""
+    enc = delta_of(parse_spec("compose(pure_dp(eps=0.2), k=50)"), 10).enclosure
+    assert enc.lo == 0 and enc.contains(0) and enc.certainly_less_than("1e-1000")

@@ -257,6 +257,8 @@ class PhiAccountant(Accountant):
         results = [self._delta_adaptive(e, r, method) for r in self._relations()]
         lo = max((x.lo for x in results), key=lambda v: v)
         hi = max((x.hi for x in results), key=lambda v: v)
+        if lo < 0:  # δ >= 0 always: a ball's midpoint-radius rounding can dip below 0 where δ = 0
+            lo = arb(0)
         return Enclosure(lo, hi)
 
     def _delta_adaptive(self, eps: Fraction, relation: Relation, method: str) -> Enclosure:
