@@ -45,8 +45,8 @@ def _run(args: argparse.Namespace) -> int:
 
         ys = [gdpt(mech, x, width="1e-9").mid for x in xs]
         ax.plot([float(x) for x in xs], ys, label=f"GDPT of {mech.spec()}")
-        for m in mus:
-            ax.axhline(float(m), linestyle="--", linewidth=0.8, label=f"μ = {float(m):g}")
+        for i, m in enumerate(mus):
+            ax.axhline(float(m), linestyle="--", linewidth=0.8, color=f"C{i + 1}", label=f"μ = {float(m):g}")
         ax.set_ylabel("G(ε) = μ_GDP(ε, δ_A(ε))")
     else:
         from certdp.gdpt import profile_ball  # noqa: PLC0415
