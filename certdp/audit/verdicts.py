@@ -87,10 +87,11 @@ def _mech(claim: Claim):
     return parse_spec(claim.mechanism)
 
 
-def _dp(claim: Claim) -> Verdict:
+def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
     from certdp.routing import delta_of  # noqa: PLC0415
 
-    ans = delta_of(_mech(claim), claim.eps)
+    mech = _mech(claim)
+    ans = delta_of(mech, claim.eps)
     c = _compare(ans.enclosure, claim.delta)
     holds = None if c == 0 else c < 0
     eps_s, delta_s = fraction_to_str(claim.eps), fraction_to_str(claim.delta)
@@ -100,12 +101,18 @@ def _dp(claim: Claim) -> Verdict:
         detail = f"δ({eps_s}) ≤ {ans.enclosure.hi_str(8)} ≤ {delta_s}"
     else:
         detail = f"witness: at ε = {eps_s}, δ ≥ {ans.enclosure.lo_str(8)} > {delta_s}"
+    cert = None
+    if want_certificate and holds is not None and getattr(mech, "has_closed_form", True):
+        from certdp.certificates.check_dp import certificate  # noqa: PLC0415
+
+        # certify what was decided: the claim if confirmed, its negation if refuted
+        cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure)
     if claim.kind == "dp":
         verdict = INCONCLUSIVE if holds is None else (CONFIRMED if holds else REFUTED)
-        return Verdict(claim.id, verdict, ans.enclosure, holds, detail, ans.method)
+        return Verdict(claim.id, verdict, ans.enclosure, holds, detail, ans.method, certificate=cert)
     # a negative claim promises nothing, so "valid guarantee" does not apply
     verdict = INCONCLUSIVE if holds is None else (REFUTED if holds else CONFIRMED)
-    return Verdict(claim.id, verdict, ans.enclosure, None, detail, ans.method)
+    return Verdict(claim.id, verdict, ans.enclosure, None, detail, ans.method, certificate=cert)
 
 
 def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
@@ -220,7 +227,7 @@ def audit_claim(claim: Claim, want_certificate: bool = False) -> Verdict:
     those become INCONCLUSIVE/UNSUPPORTED with the reason)."""
     try:
         if claim.kind in ("dp", "not_dp"):
-            return _dp(claim)
+            return _dp(claim, want_certificate)
         if claim.kind == "gdp":
             return _gdp(claim, want_certificate)
         if claim.kind == "value":

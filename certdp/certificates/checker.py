@@ -200,11 +200,18 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _prdp_module():
-    try:
-        return importlib.import_module("certdp.certificates.check_prdp")
-    except ImportError:
-        return None
+#: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
+KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp")
+
+
+def _kind_modules() -> list:
+    out = []
+    for name in KIND_MODULES:
+        try:
+            out.append(importlib.import_module(name))
+        except ImportError:  # pragma: no cover
+            continue
+    return out
 
 
 def check(doc: Any) -> CheckResult:
@@ -231,10 +238,10 @@ def check(doc: Any) -> CheckResult:
         except StepFailed as err:
             return CheckResult(False, summary, str(err))
         return CheckResult(True, summary, None)
-    prdp = _prdp_module()
-    if prdp is not None and kind in getattr(prdp, "KINDS", ()):
-        ok, step = prdp.check(doc)
-        return CheckResult(bool(ok), claim_summary(doc), None if ok else step)
+    for module in _kind_modules():
+        if kind in getattr(module, "KINDS", ()):
+            ok, step = module.check(doc)
+            return CheckResult(bool(ok), claim_summary(doc), None if ok else step)
     raise MalformedCertificate(f"unknown claim kind {kind!r}")
 
 

@@ -1,0 +1,110 @@
+"""Certificates of kind ``dp`` and ``not_dp``: "M is (ε, δ)-DP" / "M is not".
+
+The claim is decided by re-evaluating the mechanism's closed-form privacy
+profile in ball arithmetic: ``dp`` holds iff δ_M(ε) <= δ, ``not_dp`` iff
+δ_M(ε) > δ (the hockey-stick characterisation of (ε, δ)-DP, seed 000 §3).
+The evidence (the producer's enclosure of δ_M(ε)) is informational and never
+trusted.  Mechanisms without a closed-form profile (compositions answered by
+an accountant) are not accepted.  Imports only the kernel and the catalog.
+
+Document::
+
+    {"format": "certdp-certificate", "version": 1,
+     "claim": {"kind": "dp" | "not_dp", "eps": "<decimal>", "delta": "<decimal>"},
+     "mechanism": "<spec string>",
+     "evidence": {"delta_at_eps": {"lo": "...", "hi": "..."}},
+     "precision": <bits>, "producer": "certdp X.Y.Z"}
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from certdp.certificates.schema import (
+    MAX_PRECISION,
+    MIN_PRECISION,
+    MalformedCertificate,
+    _fields,
+    number_string,
+)
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+
+KINDS = ("dp", "not_dp")
+
+
+def certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: Enclosure, precision: int = 128) -> dict:
+    """The certificate document for a decided (not_)dp claim (writer side)."""
+    from certdp import __version__  # noqa: PLC0415
+
+    if kind not in KINDS:
+        raise ValueError(kind)
+    from certdp.numerics.exact import fraction_to_str  # noqa: PLC0415
+
+    return {
+        "format": "certdp-certificate",
+        "version": 1,
+        "claim": {"kind": kind, "eps": fraction_to_str(exact(eps, "eps")), "delta": fraction_to_str(exact(delta, "delta"))},
+        "mechanism": spec,
+        "evidence": {"delta_at_eps": delta_at_eps.to_json()},
+        "precision": precision,
+        "producer": f"certdp {__version__}",
+    }
+
+
+def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    p = doc["precision"]
+    if not MIN_PRECISION <= p <= MAX_PRECISION:
+        raise MalformedCertificate(f"precision must be an integer in [{MIN_PRECISION}, {MAX_PRECISION}], got {p!r}")
+    if not isinstance(doc["mechanism"], str):
+        raise MalformedCertificate("mechanism must be a spec string")
+    claim = _fields(doc["claim"], "claim", {"kind", "eps", "delta"}, set())
+    ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps"})
+    if "delta_at_eps" in ev:
+        enc = _fields(ev["delta_at_eps"], "evidence.delta_at_eps", {"lo", "hi"}, set())
+        number_string(enc["lo"], "evidence.delta_at_eps.lo")
+        number_string(enc["hi"], "evidence.delta_at_eps.hi")
+    try:
+        eps = exact(number_string(claim["eps"], "claim.eps"), "claim.eps")
+        delta = exact(number_string(claim["delta"], "claim.delta"), "claim.delta")
+    except InputError as err:
+        raise MalformedCertificate(str(err)) from None
+    if eps < 0 or not 0 <= delta < 1:
+        raise MalformedCertificate("claim needs eps >= 0 and 0 <= delta < 1")
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    try:
+        mech = parse_spec(doc["mechanism"])
+    except InputError as err:
+        raise MalformedCertificate(f"mechanism: {err}") from None
+    if not getattr(mech, "has_closed_form", True):
+        raise MalformedCertificate("mechanism has no closed-form profile; (not_)dp certificates need one")
+    return mech, eps, delta
+
+
+def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """(valid, first failing step) for a ``dp`` / ``not_dp`` certificate."""
+    mech, eps, delta = _validate(doc)
+    kind = doc["claim"]["kind"]
+    prec = doc["precision"]
+    while True:
+        try:
+            with working_precision(prec):
+                y = mech.delta_ball(to_ball(eps))
+                d = to_ball(delta)
+                if y.is_finite():
+                    if kind == "dp" and upper_bound(y) <= lower_bound(d):
+                        return True, None
+                    if kind == "not_dp" and lower_bound(y) > upper_bound(d):
+                        return True, None
+                    if kind == "dp" and lower_bound(y) > upper_bound(d):
+                        return False, f"delta_M({doc['claim']['eps']}) > {doc['claim']['delta']}: not (eps, delta)-DP"
+                    if kind == "not_dp" and upper_bound(y) <= lower_bound(d):
+                        return False, f"delta_M({doc['claim']['eps']}) <= {doc['claim']['delta']}: the mechanism is (eps, delta)-DP"
+        except (PrecisionError, InputError) as err:
+            return False, f"profile evaluation failed: {err}"
+        if prec >= MAX_PREC // 2:
+            return False, "undecided: delta_M(eps) could not be separated from delta"
+        prec *= 2
