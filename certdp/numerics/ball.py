@@ -55,7 +55,7 @@ def to_ball(x: object, name: str = "value") -> arb:
     """
     if isinstance(x, arb):
         return x
-    q = exact(x, name)
+    q = x if type(x) is Fraction else exact(x, name)
     return _fraction_ball(q.numerator, q.denominator, ctx.prec)
 
 
@@ -74,6 +74,19 @@ def exact_ball(man: int, exp: int) -> arb:
 
 
 def exact_bits(x: arb) -> int:
+    """Working precision for taking the endpoints ``mid ± rad`` of ``x``.
+
+    For a ball with nonzero radius, rel_accuracy_bits + 40 bits: outward
+    rounding then loosens an endpoint by at most 2^-39 of the radius (sound,
+    and negligibly looser).  For an exact ball, the bits of its mantissa.
+    """
+    r = x.rel_accuracy_bits()
+    if 0 <= r < MAX_PREC - 64 and not x.rad().is_zero():
+        return max(r + 40, 64)
+    return _exact_bits_full(x)
+
+
+def _exact_bits_full(x: arb) -> int:
     """Bits needed to hold ``mid ± rad`` exactly (capped at MAX_PREC)."""
     m_man, m_exp = x.mid().man_exp()
     r_man, r_exp = x.rad().man_exp()

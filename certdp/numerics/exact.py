@@ -73,6 +73,8 @@ def exact(x: object, name: str = "value") -> Fraction:
     Raises :class:`InputError` naming ``name`` for anything that is not an
     exact finite real number (booleans, NaN, infinities, complex, expressions).
     """
+    if type(x) is Fraction:  # fast path: the common case on hot paths
+        return x
     if isinstance(x, bool):
         raise InputError(f"{name}: a boolean is not a number")
     if isinstance(x, Fraction):
