@@ -41,6 +41,7 @@ from certdp.numerics.ball import adaptive, digits_to_bits, exact_ball, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball
+from certdp.expr.logic import junction, negation
 
 Args = Sequence[arb]
 Node = Callable[[Args], arb]
@@ -463,28 +464,9 @@ class _Compiler:
 
             return rel
         if isinstance(c, (sympy.And, sympy.Or)):
-            parts = [self.cond(t) for t in c.args]
-            is_and = isinstance(c, sympy.And)
-
-            def junction(a: Args) -> bool | None:
-                undecided = False
-                for p in parts:
-                    v = p(a)
-                    if v is None:
-                        undecided = True
-                    elif v is (not is_and):
-                        return v
-                return None if undecided else is_and
-
-            return junction
+            return junction([self.cond(t) for t in c.args], isinstance(c, sympy.And))
         if isinstance(c, sympy.Not):
-            inner = self.cond(c.args[0])
-
-            def negation(a: Args) -> bool | None:
-                v = inner(a)
-                return None if v is None else not v
-
-            return negation
+            return negation(self.cond(c.args[0]))
         raise InputError(f"unsupported condition {c} in a Piecewise")
 
 

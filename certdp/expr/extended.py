@@ -33,6 +33,7 @@ from flint import arb, ctx, fmpq
 from certdp.errors import InputError
 from certdp.expr.evaluate import _erf1, _erfc1, _exp1, _log1
 from certdp.numerics.ball import exact_ball
+from certdp.expr.logic import junction, negation
 
 Interval = tuple  # (lo: arb, hi: arb), exact endpoints
 ADPair = tuple  # (value: Interval, derivative: Interval)
@@ -473,23 +474,9 @@ class _ADCompiler:
 
             return rel
         if isinstance(c, (sympy.And, sympy.Or)):
-            parts = [self.cond(t) for t in c.args]
-            is_and = isinstance(c, sympy.And)
-
-            def junction(rep: Interval) -> bool | None:
-                undecided = False
-                for p in parts:
-                    v = p(rep)
-                    if v is None:
-                        undecided = True
-                    elif v is (not is_and):
-                        return v
-                return None if undecided else is_and
-
-            return junction
+            return junction([self.cond(t) for t in c.args], isinstance(c, sympy.And))
         if isinstance(c, sympy.Not):
-            inner = self.cond(c.args[0])
-            return lambda rep: (lambda v: None if v is None else not v)(inner(rep))
+            return negation(self.cond(c.args[0]))
         raise InputError(f"unsupported condition {c} in a Piecewise")
 
 
