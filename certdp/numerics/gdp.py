@@ -29,6 +29,7 @@ guessed: undecided balls are recomputed at higher precision.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Callable
@@ -47,7 +48,7 @@ from certdp.numerics.ball import (
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import check_nonnegative, check_open_unit, check_positive, exact
 from certdp.numerics.normal import (
-    MILLS_SERIES_FROM,
+    _MINUS_MILLS_FROM,
     mills_ratio_series_ball,
     Phi_ball,
     Phi_inv_exact_ball,
@@ -69,7 +70,7 @@ DEFAULT_WIDTH = Fraction(1, 10**12)
 def delta_mu_ball(mu: arb, eps: arb) -> arb:
     """δ_μ(ε) at the current precision (a valid ball at any precision)."""
     a = -eps / mu + mu / 2
-    if a.upper() <= -MILLS_SERIES_FROM:
+    if a < _MINUS_MILLS_FROM:  # certainly in the far tail
         # far tail: δ = φ(a)(R(-a) - R(-b)), b = a - μ (uses e^ε φ(b) = φ(a))
         return phi_ball(a) * (mills_ratio_series_ball(-a) - mills_ratio_series_ball(mu - a))
     return Phi_ball(a) - eps.exp() * Phi_ball(a - mu)
@@ -115,7 +116,19 @@ def delta_mu(mu: object, eps: object, *, digits: int | None = None, prec: int | 
     terms cancel (large ε, small μ).
     """
     m, e = _check_mu(mu), _check_eps(eps)
-    return Enclosure.from_ball(delta_mu_adaptive(m, e, digits_to_bits(digits, prec)))
+    bits = digits_to_bits(digits, prec)
+    # fast path: the first iteration of delta_mu_adaptive, inlined (usually enough)
+    start = max(_start_prec_cached(m, e, bits), bits + 10)
+    with working_precision(start):
+        y = delta_mu_ball(to_ball(m), to_ball(e))
+    if y.is_finite() and y.rel_accuracy_bits() >= bits:
+        return Enclosure.from_ball(y)
+    return Enclosure.from_ball(delta_mu_adaptive(m, e, bits))
+
+
+@functools.lru_cache(maxsize=4096)
+def _start_prec_cached(mu: Fraction, eps: Fraction, rel_bits: int) -> int:
+    return _delta_mu_start_prec(rel_bits, _mag(mu), _mag(eps))
 
 
 # ---------------------------------------------------------------------------
