@@ -102,3 +102,20 @@ def test_help_everywhere():
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 0
+
+
+def test_demo_tour_parts(capsys):
+    """The demo's tour: SGD tail L = 1/2 (seed 000 §4), Laplace μ = 2Φ⁻¹(1 − e⁻¹/2)
+    (its GDPT is maximal at ε = 0, δ(0) = 1 − e⁻¹), a VALID certificate, and a
+    DP-SGD ε bound just above dp_accounting's 7.424385 (certified upper end)."""
+    import mpmath
+
+    code, out, _ = run(capsys, "demo", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["identify_sgd"]["L"] == "1/2"
+    with mpmath.workdps(40):
+        mu = 2 * mpmath.sqrt(2) * mpmath.erfinv(2 * (1 - mpmath.exp(-1) / 2) - 1)
+    enc = data["measure_laplace"]["mu"]
+    assert mpf(Fraction(enc["lo"])) <= mu <= mpf(Fraction(enc["hi"]))
+    assert data["measure_laplace"]["certificate_valid"] is True
+    assert Fraction("7.4243") < Fraction(data["dpsgd"]["eps_upper"]) < Fraction("7.426")
