@@ -501,6 +501,10 @@ def _profile_at(profs: list[_Profile], eps: arb) -> arb:
                 chosen = v
                 break
         if chosen is None:  # undecided at a grid point: the profile is continuous there
+            # the union covers the true cell only if ε ∈ [y_{kf-1}, y_{kf+2}) is certain
+            covered = ((prof.offset + kf - 1) * hb <= eps) and (eps < (prof.offset + kf + 2) * hb)
+            if not covered:
+                raise PrecisionError(f"cannot locate eps = {eps} on the PLD grid (float guess {kf} is off)")
             chosen = vals[0][1].union(vals[1][1]).union(vals[2][1])
         best = chosen if best is None else _bmax(best, chosen)
     assert best is not None
