@@ -209,7 +209,7 @@ def test_bad_parameters():
 
 @given(
     st.builds(Fraction, st.integers(0, 300), st.integers(1, 100)),
-    st.builds(Fraction, st.integers(1, 1000), st.integers(1000, 10**6)),
+    st.builds(Fraction, st.integers(1, 999), st.integers(1000, 10**6)),  # δ < 1
     st.builds(Fraction, st.integers(1, 300), st.integers(1, 100)),
 )
 def test_conversion_vs_mpmath(eps, delta, gap):
@@ -259,3 +259,12 @@ def test_zhao_and_g_forms_are_inverse():
     hi = min_eps_hat(eps, delta, dyadic_to_fraction(dh.lo))
     assert lo.lo <= hi.hi and dyadic_to_fraction(lo.lo) <= eps_hat <= dyadic_to_fraction(hi.hi)
     assert float(hi.hi - lo.lo) < 1e-12
+
+
+@pytest.mark.parametrize("delta", ["1", "2"])
+def test_conversion_rejects_vacuous_delta(delta):
+    from certdp import InputError
+    from certdp.prdp.conversion import adp_to_prdp
+
+    with pytest.raises(InputError, match="delta"):
+        adp_to_prdp("1", delta, "2")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from certdp.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 
@@ -18,7 +19,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"valid": False, "claim": None, "failed_step": None, "error": f"malformed: {err}"}))
         else:
-            print(f"certdp: error: malformed certificate: {err}")
+            print(f"certdp: error: malformed certificate: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
     def human() -> str:

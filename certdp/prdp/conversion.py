@@ -38,6 +38,8 @@ def adp_to_prdp(
     exceed 1, in which case the PrDP guarantee is vacuous.
     """
     e, d, eh = _nonneg(eps, "eps"), _nonneg(delta, "delta"), _nonneg(eps_hat, "eps_hat")
+    if not d < 1:
+        raise InputError(f"delta must satisfy 0 <= delta < 1, got delta = {delta} ((eps, delta)-ADP with delta >= 1 is vacuous)")
     if not eh > e:
         raise InputError(f"eps_hat must be > eps (got eps_hat={eh}, eps={e}); the conversion needs a penalty on eps")
     if d == 0:
@@ -56,6 +58,8 @@ def min_eps_hat(
     """Enclosure of ``ε - ln(1 - δ/δ̂)``: the smallest ``ε̂`` for which seed 004
     Lemma 2.3 gives ``(ε̂, δ̂)``-PrDP from ``(ε, δ)``-ADP.  Requires ``δ̂ > δ > 0``."""
     e, d, dh = _nonneg(eps, "eps"), _nonneg(delta, "delta"), _nonneg(delta_hat, "delta_hat")
+    if not d < 1:
+        raise InputError(f"delta must satisfy 0 <= delta < 1, got delta = {delta}")
     if d == 0:
         raise InputError("delta must be > 0 (for delta = 0, ADP and PrDP coincide: eps_hat = eps)")
     if not dh > d:
