@@ -49,7 +49,7 @@ from typing import Any
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
-from certdp.mechanisms.base import Mechanism
+from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.numerics.ball import (
     MAX_PREC,
     dyadic_to_fraction,
@@ -463,9 +463,11 @@ class Measurement:
     evaluations: int
     mu_evaluations: int
     precision: int = PROFILE_PREC
-    #: hypotheses of a privacy profile (non-increasing, in [0, 1]) that could not be
-    #: proved for a user ``profile("...")``; the result holds under them.
+    #: hypotheses the mechanism's profile rests on that certdp could not prove
+    #: (recursive over nested mechanisms); the result holds under them.
     assumptions: tuple[str, ...] = ()
+    #: what the profile used is; for UPPER the lower end μ⁻ is 0 and there is no witness
+    profile_kind: ProfileKind = ProfileKind.EXACT
 
     @property
     def cells(self) -> int:
@@ -488,8 +490,10 @@ class Measurement:
                 f"{mu_s}-GDP except residual: delta_A(eps) <= delta_mu(eps) + {self.residual.hi_str(6)} "
                 f"for all eps >= 0 (head proved on [0, {fraction_to_str(self.eps_max)}])"
             )
+        if not self.profile_kind.bounds_from_below:
+            s += " [upper bound only: the mechanism's profile is only bounded from above, so no lower bound on mu is proved]"
         if self.assumptions:
-            s += f" [ASSUMING unproved profile hypotheses: {'; '.join(self.assumptions)}]"
+            s += f" [ASSUMING unproved hypotheses: {'; '.join(self.assumptions)}]"
         if self.strict_mu_at_least is not None:
             s += f"; the strict GDP parameter is at least {self.strict_mu_at_least.lo_str(8)} (tail limit)"
         elif self.tail.L == "oo":
@@ -509,6 +513,8 @@ class Measurement:
             "strict_mu_at_least": None if self.strict_mu_at_least is None else self.strict_mu_at_least.to_json(),
             "evaluations": self.evaluations,
             "cells": self.cells,
+            "profile_kind": self.profile_kind.value,
+            "assumptions": list(self.assumptions),
         }
 
     def certificate(self) -> dict[str, Any]:
@@ -729,10 +735,16 @@ def measure(
     if best is None:
         raise PrecisionError(f"{mechanism!r}: could not certify any mu on [0, {fraction_to_str(eps_h)}]")
     mu_hi, cov = best
+    kind = mechanism.profile_kind
+    if not kind.bounds_from_below:
+        # the profile is only an upper bound: μ⁺ is proved, nothing from below
+        # (the search's μ⁻ bounds the GDPT of the bound, not of the mechanism)
+        mu_lo, witness = Fraction(0), None
+        residual = Enclosure(arb(0), residual.hi)
     mu_enc = Enclosure.hull(Enclosure.exact(mu_lo), Enclosure.exact(mu_hi))
 
     L_str, tail_mu = (None, None)
-    if identify_tail and not zero_tail:
+    if identify_tail and not zero_tail and kind.bounds_from_below:
         L_str, tail_mu = _identify_tail(mechanism)
     strict = None
     if zero_tail:
@@ -759,7 +771,8 @@ def measure(
         breakpoints=tuple(cov.breakpoints),
         evaluations=counter.profile,
         mu_evaluations=counter.mu,
-        assumptions=tuple(str(a) for a in (getattr(mechanism, "assumptions", ()) or ())),
+        assumptions=tuple(mechanism.assumptions),
+        profile_kind=kind,
     )
 
 
@@ -879,6 +892,8 @@ def find_not_gdp_witness(mechanism: Mechanism, mu: object, *, eps_max: object = 
     m = exact(mu, "mu")
     if m <= 0:
         raise InputError(f"mu must be positive, got {mu}")
+    if not mechanism.profile_kind.bounds_from_below:
+        return None  # an upper-bound profile proves nothing from below
     e_max = exact(eps_max, "eps_max")
     pts = _sample_points(e_max)
     counter = _Counter()
@@ -896,7 +911,10 @@ def not_gdp_certificate(mechanism: Mechanism, mu: object, *, eps_max: object = 2
     """Certificate (kind ``not_gdp``) that the mechanism is not μ-GDP; InputError if no witness is found."""
     from certdp.certificates.writer import not_gdp_certificate as _write  # noqa: PLC0415
 
+    if not mechanism.profile_kind.bounds_from_below:
+        raise InputError(f"{mechanism!r}: its profile is {mechanism.profile_kind.value}, "
+                         "which cannot show that the mechanism is not μ-GDP")
     p = find_not_gdp_witness(mechanism, mu, eps_max=eps_max)
     if p is None:
         raise InputError(f"no witness found that {mechanism!r} is not {mu}-GDP on [0, {eps_max}]")
-    return _write(mechanism.spec(), exact(mu, "mu"), p)
+    return _write(mechanism.spec(), exact(mu, "mu"), p, tuple(mechanism.assumptions))

@@ -13,17 +13,42 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from flint import arb
+
 from certdp.errors import InputError
-from certdp.mechanisms.base import Mechanism
+from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.numerics.enclosure import Enclosure
 
 
 @dataclass(frozen=True)
 class Answer:
-    """A certified value and the method that certified it."""
+    """A certified value, the method that certified it, and what is known.
+
+    ``kind`` is the mechanism's :class:`ProfileKind`: for an UPPER profile the
+    enclosure's lower end is 0 (only the upper end is proved) and the method
+    says "upper bound only".  ``assumptions`` are the unproved hypotheses the
+    value rests on (recursive over nested mechanisms).
+    """
 
     enclosure: Enclosure
     method: str
+    kind: ProfileKind = ProfileKind.EXACT
+    assumptions: tuple[str, ...] = ()
+
+
+def _answer(mech: Mechanism, enc: Enclosure, method: str) -> Answer:
+    """Wrap a two-sided enclosure in what the mechanism's profile supports."""
+    kind = mech.profile_kind
+    if not kind.bounds_from_below:
+        enc = upper_only(enc)
+        method = f"{method}; {kind.value}"
+    return Answer(enc, method, kind, tuple(mech.assumptions))
+
+
+def upper_only(enc: Enclosure) -> Enclosure:
+    """[0, hi]: what an enclosure computed from an upper-bound profile proves
+    about a non-negative quantity (δ, ε or μ)."""
+    return Enclosure(arb(0), enc.hi)
 
 
 def is_subsampled_gaussian(mech: Mechanism) -> bool:
@@ -53,26 +78,27 @@ def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
     return PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (seed 002)"
 
 
-def delta_of(mech: Mechanism, eps: object) -> Answer:
-    """Certified δ_M(ε)."""
+def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None) -> Answer:
+    """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it)."""
     found = accountant_for(mech)
     if found is not None:
         acc, method = found
-        return Answer(acc.delta(eps), method)
+        return _answer(mech, acc.delta(eps), method)
     from certdp.mechanisms.evaluate import delta_enclosure  # noqa: PLC0415
 
-    return Answer(delta_enclosure(mech, eps), "closed-form privacy profile")
+    return _answer(mech, delta_enclosure(mech, eps, bits=bits), "closed-form privacy profile")
 
 
-def eps_of(mech: Mechanism, delta: object) -> Answer:
-    """Certified smallest ε >= 0 with δ_M(ε) <= δ."""
+def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None) -> Answer:
+    """Certified smallest ε >= 0 with δ_M(ε) <= δ (raises DeltaUnattainable
+    when it is proved that no ε reaches δ)."""
     found = accountant_for(mech)
     if found is not None:
         acc, method = found
-        return Answer(acc.epsilon(delta), method)
+        return _answer(mech, acc.epsilon(delta), method)
     from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
 
-    return Answer(eps_enclosure(mech, delta), "closed-form privacy profile")
+    return _answer(mech, eps_enclosure(mech, delta, bits=bits), "closed-form privacy profile")
 
 
 def exact_gdp_mu(mech: Mechanism) -> Fraction | None:
@@ -103,6 +129,8 @@ class GDPAnswer:
     strict_mu_at_least: Enclosure | None
     method: str
     measurement: object | None = None
+    kind: ProfileKind = ProfileKind.EXACT
+    assumptions: tuple[str, ...] = ()
 
 
 def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object | None = None) -> GDPAnswer:
@@ -114,7 +142,7 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
     """
     mu = exact_gdp_mu(mech)
     if mu is not None:
-        return GDPAnswer(Enclosure.exact(mu), None, None, "exact (Gaussian mechanism)")
+        return GDPAnswer(Enclosure.exact(mu), None, None, "exact (Gaussian mechanism)", None, mech.profile_kind)
     found = accountant_for(mech)
     if found is not None:
         acc, method = found
@@ -125,10 +153,13 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
 
         rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
         strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
-        return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)")
+        return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)",
+                         None, mech.profile_kind, tuple(mech.assumptions))
     from certdp.gdpt import measure  # noqa: PLC0415
 
     m = measure(mech, width=width)
     residual = None if m.tail.kind == "zero" else m.residual
-    return GDPAnswer(m.mu, residual, m.strict_mu_at_least,
-                     "GDPT measurement (seed 000 Thm 4.6, adaptive cells)", m)
+    method = "GDPT measurement (seed 000 Thm 4.6, adaptive cells)"
+    if not m.profile_kind.bounds_from_below:
+        method += f"; {m.profile_kind.value}"
+    return GDPAnswer(m.mu, residual, m.strict_mu_at_least, method, m, m.profile_kind, m.assumptions)

@@ -18,6 +18,7 @@ import mpmath
 import pytest
 
 from certdp.certificates import MalformedCertificate, check, verify
+from certdp.errors import InputError
 from certdp.certificates.writer import write
 from certdp.cli import main
 from certdp.gdpt import measure, not_gdp_certificate
@@ -214,15 +215,31 @@ def test_cell_structure_checked(lap_doc):
 
 
 def test_not_gdp_certificate():
-    m = parse_spec('profile("1/(2+2*eps)")')
-    doc = not_gdp_certificate(m, 3)
+    # Laplace(1/2) is exactly 1.8009...-GDP, so not 3/2-GDP
+    m = parse_spec("laplace(scale=1/2)")
+    doc = not_gdp_certificate(m, "3/2")
     assert check(doc).valid
     e = mpq(doc["evidence"]["witness"]["eps"])
-    assert 1 / (2 + 2 * e) > mp_delta_mu(mpmath.mpf(3), e)  # independently true
+    lap = lambda x: max(1 - mpmath.exp(x / 2 - 1), 0)  # noqa: E731  δ of Laplace(1/2), Δ = 1
+    assert lap(e) > mp_delta_mu(mpmath.mpf(3) / 2, e)  # independently true
     bad = json.loads(json.dumps(doc))
-    bad["evidence"]["witness"]["eps"] = "0"  # δ_A(0) = 1/2 < δ_3(0): not a witness
-    assert 1 / mpmath.mpf(2) < mp_delta_mu(mpmath.mpf(3), mpmath.mpf(0))
+    bad["evidence"]["witness"]["eps"] = "2"  # δ_A(2) = 0: not a witness
     assert not check(bad).valid
+
+
+def test_not_gdp_refused_for_upper_bound_profiles():
+    """A user profile is only an upper bound: no not_gdp certificate, and a
+    hand-made one is INVALID even when the inequality at the witness holds."""
+    m = parse_spec('profile("1/(2+2*eps)")')
+    with pytest.raises(InputError, match="upper bound"):
+        not_gdp_certificate(m, 3)
+    doc = not_gdp_certificate(parse_spec("laplace(scale=1/2)"), "3/2")
+    doc["mechanism"] = 'profile("1/(2+2*eps)")'
+    doc["claim"]["mu"] = "3"
+    doc["evidence"]["witness"]["eps"] = "20"
+    assert 1 / mpmath.mpf(42) > mp_delta_mu(mpmath.mpf(3), mpmath.mpf(20))  # the inequality holds ...
+    res = check(doc)
+    assert not res.valid and "upper bound" in res.failed_step  # ... but proves nothing
 
 
 def test_cli_verify_exit_codes(lap_doc, tmp_path, capsys):
@@ -252,7 +269,8 @@ def test_cli_measure_json_and_certificate(tmp_path, capsys):
     f = tmp_path / "m.json"
     assert main(["measure", "pure_dp(eps=1)", "--width", "1e-4", "--json", "--certificate", str(f)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells"}
+    assert set(out) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells",
+                        "profile_kind", "assumptions"}
     truth = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.e) - 1)
     assert mpq(out["mu"]["lo"]) <= truth <= mpq(out["mu"]["hi"])
     assert out["tail"]["kind"] in ("zero", "residual")
@@ -277,6 +295,7 @@ def test_checker_imports_only_the_kernel():
         "certdp.errors",
         "certdp.certificates.schema",
         "certdp.certificates.cells",
+        "certdp.certificates.facts",
     )
     cells_src = (ROOT / "certdp" / "certificates" / "cells.py").read_text()
     for node in ast.walk(ast.parse(cells_src)):

@@ -98,7 +98,8 @@ def test_laplace_measure_seed000():
     assert r.tail.kind == "zero" and r.residual.hi == 0
     assert r.cells == len(r.breakpoints) - 1 and r.evaluations >= r.cells
     js = r.to_json()
-    assert set(js) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells"}
+    assert set(js) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells",
+                        "profile_kind", "assumptions"}
     assert js["tail"]["kind"] == "zero" and js["strict_mu_at_least"] is None
 
 

@@ -12,6 +12,13 @@
 
 CONFIRMED / REFUTED only on certified comparisons; INCONCLUSIVE when the
 enclosure straddles; UNSUPPORTED when no certified analysis applies.
+
+What is known travels with the verdict: a mechanism whose profile is only an
+upper bound (``clip_reify``, a user ``profile("...")``, a general
+``tradeoff``) yields enclosures with lower end 0, so it can confirm a
+guarantee but never refute one; a verdict resting on hypotheses certdp could
+not prove lists them in ``assumptions`` (text: "assuming (unproved): ..."),
+and its ``valid_guarantee`` is ``None`` (not established).
 """
 
 from __future__ import annotations
@@ -40,6 +47,15 @@ class Verdict:
     method: str = ""
     printed: str | None = None
     certificate: dict | None = None
+    #: unproved hypotheses the verdict rests on
+    assumptions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.assumptions and self.valid_guarantee is not None:
+            # a guarantee resting on an unproved hypothesis is not established
+            object.__setattr__(self, "valid_guarantee", None)
+        if self.assumptions and "assuming (unproved)" not in self.detail:
+            object.__setattr__(self, "detail", self.detail + "; assuming (unproved): " + "; ".join(self.assumptions))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +65,7 @@ class Verdict:
             "valid_guarantee": self.valid_guarantee,
             "detail": self.detail,
             "method": self.method,
+            "assumptions": list(self.assumptions),
         }
 
 
@@ -95,7 +112,10 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
     c = _compare(ans.enclosure, claim.delta)
     holds = None if c == 0 else c < 0
     eps_s, delta_s = fraction_to_str(claim.eps), fraction_to_str(claim.delta)
-    if holds is None:
+    if holds is None and not ans.kind.bounds_from_below:
+        detail = (f"δ({eps_s}) ≤ {ans.enclosure.hi_str(8)} is all that is proved ({ans.kind.value}), "
+                  f"which does not decide δ = {delta_s}")
+    elif holds is None:
         detail = f"δ({eps_s}) ∈ {ans.enclosure} straddles δ = {delta_s}"
     elif holds:
         detail = f"δ({eps_s}) ≤ {ans.enclosure.hi_str(8)} ≤ {delta_s}"
@@ -106,13 +126,16 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
         from certdp.certificates.check_dp import certificate  # noqa: PLC0415
 
         # certify what was decided: the claim if confirmed, its negation if refuted
-        cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure)
+        cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
+                           assumptions=ans.assumptions)
     if claim.kind == "dp":
         verdict = INCONCLUSIVE if holds is None else (CONFIRMED if holds else REFUTED)
-        return Verdict(claim.id, verdict, ans.enclosure, holds, detail, ans.method, certificate=cert)
+        return Verdict(claim.id, verdict, ans.enclosure, holds, detail, ans.method, certificate=cert,
+                       assumptions=ans.assumptions)
     # a negative claim promises nothing, so "valid guarantee" does not apply
     verdict = INCONCLUSIVE if holds is None else (REFUTED if holds else CONFIRMED)
-    return Verdict(claim.id, verdict, ans.enclosure, None, detail, ans.method, certificate=cert)
+    return Verdict(claim.id, verdict, ans.enclosure, None, detail, ans.method, certificate=cert,
+                   assumptions=ans.assumptions)
 
 
 def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
@@ -132,7 +155,8 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     cert = m.certificate() if (m is not None and want_certificate) else None
 
     def verdict(v: str, valid: bool | None, detail: str) -> Verdict:
-        return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert if v == CONFIRMED else None)
+        return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert if v == CONFIRMED else None,
+                       assumptions=ans.assumptions)
 
     strict = ans.strict_mu_at_least
     if claim.residual is None and strict is not None and strict.certainly_greater_than(claim.mu):
@@ -154,6 +178,9 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
                        + ("" if claim.residual is None else f", even allowing the claimed residual {_s(claim.residual)}")
                        + ")")
     if not _hi_le(enc, claim.mu):
+        if not ans.kind.bounds_from_below:
+            return verdict(INCONCLUSIVE, None, f"μ ≤ {enc.hi_str(8)} is all that is proved ({ans.kind.value}), "
+                           f"which does not decide {mu_s}")
         return verdict(INCONCLUSIVE, None, f"μ ∈ {enc} straddles {mu_s}")
     if ans.residual is None:
         return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s}")
@@ -165,6 +192,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
 
 def _value(claim: Claim) -> Verdict:
     q = claim.quantity
+    assumptions: tuple[str, ...] = ()
     if q == "mu_gdp":
         from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
@@ -176,12 +204,14 @@ def _value(claim: Claim) -> Verdict:
             raise InputError(f"claim {claim.id!r}: {claim.mechanism} is not a trade-off mechanism (no switch point)")
         sp = mech.switch_point()
         enc = sp.eps if q == "switch_eps" else sp.delta
+        assumptions = tuple(mech.assumptions)
         method = "certified switch point of the refined profile (seed 000 App. B)"
     elif q.startswith("refined_"):
         from certdp.mechanisms.tradeoff import refine_noise  # noqa: PLC0415
 
         res = refine_noise(claim.formula, claim.at["eps"], claim.at["delta"])
         enc = {"refined_sigma": res.sigma, "refined_eps0": res.eps0, "refined_delta0": res.delta0}[q]
+        assumptions = res.assumptions
         method = "certified noise refinement (seed 000 App. C)"
     else:
         from certdp import routing  # noqa: PLC0415
@@ -193,8 +223,8 @@ def _value(claim: Claim) -> Verdict:
             ans = routing.delta_of(mech, claim.at["eps"])
         else:
             g = routing.gdp_of(mech)
-            ans = routing.Answer(g.mu, g.method)
-        enc, method = ans.enclosure, ans.method
+            ans = routing.Answer(g.mu, g.method, g.kind, g.assumptions)
+        enc, method, assumptions = ans.enclosure, ans.method, ans.assumptions
     lo, hi = printed_interval(claim.reported, claim.rounding)
     reported = parse_decimal(claim.reported)
     inside = bool(enc.lo >= Enclosure.exact(lo).hi and enc.hi <= Enclosure.exact(hi).lo)
@@ -212,7 +242,7 @@ def _value(claim: Claim) -> Verdict:
         c = _compare(enc, reported)
         valid = None if c == 0 else c < 0
     detail = f"{q} ∈ {enc}; printed {claim.reported} ({claim.rounding}) stands for [{_s(lo)}, {_s(hi)}]"
-    return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported)
+    return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions)
 
 
 def _s(q: Fraction) -> str:

@@ -27,6 +27,7 @@ from certdp.certificates.schema import (
     _fields,
     number_string,
 )
+from certdp.certificates.facts import known_facts_step
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
@@ -35,8 +36,10 @@ from certdp.numerics.exact import exact
 KINDS = ("dp", "not_dp")
 
 
-def certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: Enclosure, precision: int = 128) -> dict:
-    """The certificate document for a decided (not_)dp claim (writer side)."""
+def certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: Enclosure, precision: int = 128,
+                assumptions: tuple[str, ...] = ()) -> dict:
+    """The certificate document for a decided (not_)dp claim (writer side);
+    ``assumptions`` are the mechanism's unproved hypotheses, stated in the claim."""
     from certdp import __version__  # noqa: PLC0415
 
     if kind not in KINDS:
@@ -46,7 +49,8 @@ def certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: Enclos
     return {
         "format": "certdp-certificate",
         "version": 1,
-        "claim": {"kind": kind, "eps": fraction_to_str(exact(eps, "eps")), "delta": fraction_to_str(exact(delta, "delta"))},
+        "claim": {"kind": kind, "eps": fraction_to_str(exact(eps, "eps")), "delta": fraction_to_str(exact(delta, "delta")),
+                  **({"assumptions": list(assumptions)} if assumptions else {})},
         "mechanism": spec,
         "evidence": {"delta_at_eps": delta_at_eps.to_json()},
         "precision": precision,
@@ -60,7 +64,7 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
         raise MalformedCertificate(f"precision must be an integer in [{MIN_PRECISION}, {MAX_PRECISION}], got {p!r}")
     if not isinstance(doc["mechanism"], str):
         raise MalformedCertificate("mechanism must be a spec string")
-    claim = _fields(doc["claim"], "claim", {"kind", "eps", "delta"}, set())
+    claim = _fields(doc["claim"], "claim", {"kind", "eps", "delta"}, {"assumptions"})
     ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps"})
     if "delta_at_eps" in ev:
         enc = _fields(ev["delta_at_eps"], "evidence.delta_at_eps", {"lo", "hi"}, set())
@@ -87,6 +91,9 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
 def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     """(valid, first failing step) for a ``dp`` / ``not_dp`` certificate."""
     mech, eps, delta = _validate(doc)
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        return False, step
     kind = doc["claim"]["kind"]
     prec = doc["precision"]
     while True:

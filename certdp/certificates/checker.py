@@ -34,6 +34,7 @@ from flint import arb
 
 from certdp.errors import InputError, PrecisionError
 from certdp.certificates.cells import profile_functions, second_order_holds
+from certdp.certificates.facts import assumptions_of, known_facts_step
 from certdp.certificates.schema import (
     GDP_KINDS,
     MalformedCertificate,
@@ -51,14 +52,27 @@ class StepFailed(Exception):
 
 @dataclass(frozen=True)
 class CheckResult:
+    """Outcome of a check.  ``assumptions``: the unproved hypotheses a VALID
+    claim rests on (stated in the certificate and required by its mechanism);
+    such a claim is valid only under them."""
+
     valid: bool
     claim: dict[str, Any]
     failed_step: str | None
+    assumptions: tuple[str, ...] = ()
+
+    @property
+    def unconditional(self) -> bool:
+        """VALID with no unproved hypothesis."""
+        return self.valid and not self.assumptions
 
     def to_json(self) -> dict[str, Any]:
-        return {"valid": self.valid, "claim": self.claim, "failed_step": self.failed_step}
+        return {"valid": self.valid, "claim": self.claim, "failed_step": self.failed_step,
+                "assumptions": list(self.assumptions)}
 
     def __str__(self) -> str:
+        if self.valid and self.assumptions:
+            return "VALID only under unproved assumptions:\n" + "\n".join(f"  assuming: {a}" for a in self.assumptions)
         if self.valid:
             return "VALID"
         return f"INVALID: {self.failed_step}"
@@ -108,10 +122,9 @@ def _functions_for_spec(spec: str) -> Any:
 
 def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
     claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
-    unproved = tuple(getattr(mech, "assumptions", ()) or ())
-    if unproved and claim["kind"] != "not_gdp":
-        # the cell and tail arguments need a non-increasing profile (seed 000 Def 4.1)
-        raise StepFailed(f"mechanism: profile hypotheses not proved: {'; '.join(map(str, unproved))}")
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        raise StepFailed(step)
     kind = claim["kind"]
     mu = _num(claim["mu"], "claim.mu")
     if mu <= 0:
@@ -237,11 +250,12 @@ def check(doc: Any) -> CheckResult:
             _check_gdp(doc, mech)
         except StepFailed as err:
             return CheckResult(False, summary, str(err))
-        return CheckResult(True, summary, None)
+        return CheckResult(True, summary, None, assumptions_of(doc))
     for module in _kind_modules():
         if kind in getattr(module, "KINDS", ()):
             ok, step = module.check(doc)
-            return CheckResult(bool(ok), claim_summary(doc), None if ok else step)
+            stated = assumptions_of(doc) if isinstance(doc["claim"], dict) and ok else ()
+            return CheckResult(bool(ok), claim_summary(doc), None if ok else step, stated)
     raise MalformedCertificate(f"unknown claim kind {kind!r}")
 
 

@@ -22,9 +22,9 @@ MAX_CELLS = 10_000_000
 
 #: claim kind -> (required claim fields, optional claim fields, required evidence, optional evidence)
 GDP_KINDS: dict[str, tuple[set[str], set[str], set[str], set[str]]] = {
-    "gdp": ({"kind", "mu", "eps_max"}, {"mu_lower"}, {"cells", "tail"}, {"witness"}),
-    "gdp_head": ({"kind", "mu", "eps_max"}, {"mu_lower", "residual"}, {"cells", "tail"}, {"witness"}),
-    "not_gdp": ({"kind", "mu"}, set(), {"witness"}, set()),
+    "gdp": ({"kind", "mu", "eps_max"}, {"mu_lower", "assumptions"}, {"cells", "tail"}, {"witness"}),
+    "gdp_head": ({"kind", "mu", "eps_max"}, {"mu_lower", "residual", "assumptions"}, {"cells", "tail"}, {"witness"}),
+    "not_gdp": ({"kind", "mu"}, {"assumptions"}, {"witness"}, set()),
 }
 
 
@@ -84,7 +84,7 @@ def validate_gdp(doc: Mapping[str, Any]) -> None:
     req_c, opt_c, req_e, opt_e = GDP_KINDS[kind]
     claim = _fields(doc["claim"], "claim", req_c, opt_c)
     for k in claim:
-        if k != "kind":
+        if k not in ("kind", "assumptions"):
             number_string(claim[k], f"claim.{k}")
     ev = _fields(doc["evidence"], "evidence", req_e, opt_e)
     if "cells" in ev:

@@ -67,15 +67,20 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     else:
         evidence["tail"] = {"kind": "residual"}
         claim["residual"] = decimal_string(m.residual.hi, CLAIM_DIGITS, "up")
-    if m.witness_eps is not None and m.mu.lo > 0:
+    if m.witness_eps is not None and m.mu.lo > 0 and m.profile_kind.bounds_from_below:
         claim["mu_lower"] = decimal_string(m.mu.lo, CLAIM_DIGITS, "down")
         evidence["witness"] = {"eps": number(m.witness_eps)}
+    if m.assumptions:
+        claim["assumptions"] = list(m.assumptions)
     return envelope(claim, m.spec, evidence)
 
 
-def not_gdp_certificate(spec: str, mu: Fraction, eps: Fraction) -> dict[str, Any]:
+def not_gdp_certificate(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of "not μ-GDP" from a witness ε with δ_A(ε) > δ_μ(ε)."""
-    return envelope({"kind": "not_gdp", "mu": number(mu)}, spec, {"witness": {"eps": number(eps)}})
+    claim: dict[str, Any] = {"kind": "not_gdp", "mu": number(mu)}
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    return envelope(claim, spec, {"witness": {"eps": number(eps)}})
 
 
 def write(doc: dict[str, Any], path: str) -> None:

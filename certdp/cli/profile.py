@@ -10,10 +10,11 @@ a one-line message (with ``--json``: ``{"eps": null, "reason": ...}``).
 Compositions without a closed-form profile (e.g. ``compose(laplace(scale=1),
 k=10)``, ``dpsgd(noise=1, rate=0.01, steps=100)``) are answered by a certified
 accountant (see :mod:`certdp.routing`); the output names it (``"method"`` in
-JSON).  Bad specs and values exit 2 with one line.  For a user ``profile("...")``
-whose monotonicity could not be fully proved, ``--delta`` answers under that
-assumption and says so (``"assuming": [...]`` in JSON); ``--eps`` needs no
-assumption.
+JSON).  Bad specs and values exit 2 with one line.  A mechanism whose profile
+is only an upper bound (``clip_reify``, ``profile("...")``, a general
+``tradeoff``) gets the lower end 0 and says "upper bound only"
+(``"profile_kind"`` in JSON); unproved hypotheses anywhere in the spec are
+printed as "assuming (unproved): ..." (``"assuming": [...]`` in JSON).
 """
 
 from __future__ import annotations
@@ -21,60 +22,35 @@ from __future__ import annotations
 import argparse
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
-from certdp.mechanisms import (
-    DeltaUnattainable,
-    Mechanism,
-    Profile,
-    delta_enclosure,
-    eps_enclosure,
-    parse_spec,
-)
+from certdp.mechanisms import DeltaUnattainable, parse_spec
 from certdp.numerics.ball import digits_to_bits
-from certdp.routing import accountant_for
-
-
-def _assumptions(mech: Mechanism) -> list[str]:
-    """Unproved profile hypotheses of user profiles anywhere in the spec tree."""
-    out: list[str] = []
-    if isinstance(mech, Profile):
-        out += list(mech.assumptions)
-    for value in mech.params.values():
-        if isinstance(value, Mechanism):
-            out += _assumptions(value)
-    return out
+from certdp.routing import delta_of, eps_of
 
 
 def _handler(args: argparse.Namespace) -> int:
     mech = parse_spec(args.spec)
     bits = digits_to_bits(args.digits, None)
     spec = mech.spec()
-    found = accountant_for(mech)
-    if found is not None:
-        acc, method = found
-        if args.eps is not None:
-            enc = acc.delta(args.eps)
-            emit(args, f"{spec}\n  δ({args.eps}) ∈ {enc}\n  [{method}]", {"delta": enc, "method": method})
-        else:
-            enc = acc.epsilon(args.delta)
-            emit(args, f"{spec}\n  smallest ε with δ(ε) <= {args.delta}: ε ∈ {enc}\n  [{method}]",
-                 {"eps": enc, "method": method})
-        return EXIT_OK
-    if args.eps is not None:
-        enc = delta_enclosure(mech, args.eps, bits=bits)
-        emit(args, f"{spec}\n  δ({args.eps}) ∈ {enc}", {"delta": enc})
-        return EXIT_OK
-    assumed = _assumptions(mech)
     try:
-        enc = eps_enclosure(mech, args.delta, bits=bits)
+        if args.eps is not None:
+            ans = delta_of(mech, args.eps, bits=bits)
+            text = f"{spec}\n  δ({args.eps}) ∈ {ans.enclosure}"
+            data: dict = {"delta": ans.enclosure}
+        else:
+            ans = eps_of(mech, args.delta, bits=bits)
+            text = f"{spec}\n  smallest ε with δ(ε) <= {args.delta}: ε ∈ {ans.enclosure}"
+            data = {"eps": ans.enclosure}
     except DeltaUnattainable as err:
         emit(args, f"{spec}\n  no ε >= 0 has δ(ε) <= {args.delta}: {err}", {"eps": None, "reason": str(err)})
         return EXIT_UNDECIDED
-    text = f"{spec}\n  smallest ε with δ(ε) <= {args.delta}: ε ∈ {enc}"
-    data: dict = {"eps": enc}
-    if assumed:
-        # the bisection uses monotonicity of δ, which was not fully proved
-        text += "".join(f"\n  assuming (unproved): {a}" for a in assumed)
-        data["assuming"] = assumed
+    if not ans.kind.bounds_from_below:
+        text += f"\n  {ans.kind.value}: the lower end 0 is all that is known from below"
+    text += f"\n  [{ans.method}]"
+    data["method"] = ans.method
+    data["profile_kind"] = ans.kind.value
+    if ans.assumptions:
+        text += "".join(f"\n  assuming (unproved): {a}" for a in ans.assumptions)
+        data["assuming"] = list(ans.assumptions)
     emit(args, text, data)
     return EXIT_OK
 

@@ -24,11 +24,12 @@ def _run(args: argparse.Namespace) -> int:
 
     def human() -> str:
         c = res.claim
-        head = ", ".join(f"{k} = {v}" for k, v in c.items() if k not in ("kind", "mechanism"))
+        head = ", ".join(f"{k} = {v}" for k, v in c.items() if k not in ("kind", "mechanism", "assumptions"))
         return f"{res}\nclaim: {c['kind']} for {c['mechanism']} ({head})"
 
     emit(args, human, res.to_json())
-    return EXIT_OK if res.valid else EXIT_UNDECIDED
+    # a claim valid only under unproved hypotheses is not an unconditional yes
+    return EXIT_OK if res.unconditional else EXIT_UNDECIDED
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "verify",
         help="re-check a certificate: VALID or INVALID with the first failing step",
         description="Re-derive every inequality of a certdp certificate with the independent "
-        "checker. Exit 0 VALID, 1 INVALID, 2 malformed.",
+        "checker. Exit 0 VALID, 1 INVALID or valid only under unproved assumptions "
+        "(which are printed), 2 malformed.",
     )
     p.add_argument("file", help="certificate JSON file")
     add_json_flag(p)

@@ -11,7 +11,8 @@ an interval).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping
+from enum import Enum
+from typing import Any, ClassVar, Iterable, Mapping
 
 import sympy
 from flint import arb
@@ -19,8 +20,51 @@ from flint import arb
 from certdp.expr.symbols import EPS  # the privacy-profile variable ε (nonnegative real)
 
 
+class ProfileKind(Enum):
+    """What a mechanism's privacy profile (``delta_ball``/``profile()``) is.
+
+    * ``EXACT`` — the tight privacy profile of the concrete mechanism (for
+      noise mechanisms: on the worst-case query of the stated sensitivity);
+    * ``GUARANTEE`` — the tight profile of a stated guarantee, i.e. the worst
+      case over every mechanism meeting it (``pure_dp``, ``approx_dp``:
+      Thm 3.1 of Wang et al., "Unifying privacy measures via the GDP
+      transform", 2024 = seed 000); statements about it are statements about
+      the guarantee;
+    * ``UPPER`` — only an upper bound on the profile: proves (ε, δ)-DP and
+      μ-GDP claims, never refutes one.  Lower ends, witnesses, μ⁻, ``not_*``
+      certificates and REFUTED verdicts need ``EXACT`` or ``GUARANTEE``.
+    """
+
+    EXACT = "exact"
+    GUARANTEE = "exact for the stated guarantee"
+    UPPER = "upper bound only"
+
+    @property
+    def bounds_from_below(self) -> bool:
+        """Is the lower end of an enclosure of this profile a lower bound on the truth?"""
+        return self is not ProfileKind.UPPER
+
+
+def weakest(kinds: Iterable[ProfileKind]) -> ProfileKind:
+    """The kind of a profile built from profiles of the given kinds by a
+    transform that preserves exactness (UPPER if any is UPPER, else
+    GUARANTEE if any is, else EXACT)."""
+    ks = set(kinds)
+    for k in (ProfileKind.UPPER, ProfileKind.GUARANTEE):
+        if k in ks:
+            return k
+    return ProfileKind.EXACT
+
+
 class Mechanism(ABC):
-    """A mechanism with exact parameters and (at least) a privacy profile."""
+    """A mechanism with exact parameters and (at least) a privacy profile.
+
+    Besides the profile, every mechanism states what is known about it:
+    :attr:`profile_kind` (exact, exact for a guarantee, or an upper bound) and
+    :attr:`assumptions`, the hypotheses certdp could not prove, collected
+    recursively from nested mechanisms.  Every analysis, certificate and
+    audit verdict carries them.
+    """
 
     #: Name in the mechanism spec grammar, e.g. ``"laplace"``.
     name: ClassVar[str]
@@ -33,6 +77,36 @@ class Mechanism(ABC):
     @abstractmethod
     def profile(self) -> sympy.Expr:
         """δ(ε) for ε >= 0 as an exact sympy expression in :data:`EPS`."""
+
+    # -- what is known ---------------------------------------------------
+    def children(self) -> tuple["Mechanism", ...]:
+        """The mechanisms this one is built from (parameters that are mechanisms)."""
+        return tuple(v for v in self.params.values() if isinstance(v, Mechanism))
+
+    @property
+    def own_kind(self) -> ProfileKind:
+        """The kind this mechanism's own construction gives (class default EXACT);
+        :attr:`profile_kind` combines it with the children's."""
+        return ProfileKind.EXACT
+
+    @property
+    def profile_kind(self) -> ProfileKind:
+        """What :meth:`delta_ball` encloses: see :class:`ProfileKind`."""
+        return weakest([self.own_kind, *(c.profile_kind for c in self.children())])
+
+    def own_assumptions(self) -> tuple[str, ...]:
+        """Unproved hypotheses introduced by this mechanism itself (default none)."""
+        return ()
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """Every unproved hypothesis the profile rests on, this mechanism's and
+        its children's (recursively, without repeats, in spec order)."""
+        out: list[str] = []
+        for a in (*self.own_assumptions(), *(a for c in self.children() for a in c.assumptions)):
+            if a not in out:
+                out.append(a)
+        return tuple(out)
 
     def delta_ball(self, eps: arb) -> arb:
         """Ball containing δ(ε) for all ε in the ball ``eps`` (current precision).

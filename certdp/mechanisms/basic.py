@@ -18,7 +18,7 @@ import sympy
 from flint import arb
 
 from certdp.errors import InputError
-from certdp.mechanisms.base import EPS
+from certdp.mechanisms.base import EPS, ProfileKind
 from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,
@@ -100,8 +100,10 @@ class GaussianDP(CatalogMechanism):
     """μ-GDP: δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)  (seed 000 Thm 3.2)."""
 
     name = "gaussian_dp"
-    description = "μ-Gaussian differential privacy: δ_μ(ε) = Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2)"
+    description = "worst case of the μ-GDP guarantee (exact for the guarantee): δ_μ(ε) = Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2)"
     PARAMS = (Param("mu", "number", "GDP parameter μ > 0"),)
+    #: the tight profile of the μ-GDP guarantee (its worst case is the Gaussian)
+    own_kind = ProfileKind.GUARANTEE
 
     def check(self) -> None:
         if self.mu <= 0:
@@ -145,6 +147,7 @@ class Gaussian(GaussianDP):
         Param("sigma", "number", "noise standard deviation σ > 0"),
         Param("sensitivity", "number", "query sensitivity Δ > 0", 1),
     )
+    own_kind = ProfileKind.EXACT
 
     def check(self) -> None:
         if self.sigma <= 0:
@@ -199,8 +202,10 @@ class PureDP(CatalogMechanism):
     (seed 000 §5.1 via Thm 3.1 with δ₀ = 0; attained by randomized response)."""
 
     name = "pure_dp"
-    description = "worst-case ε₀-DP mechanism: δ(ε) = (e^{ε₀} − e^ε)⁺ / (1 + e^{ε₀})"
+    description = "worst case of the ε₀-DP guarantee (exact for the guarantee): δ(ε) = (e^{ε₀} − e^ε)⁺ / (1 + e^{ε₀})"
     PARAMS = (Param("eps", "number", "pure DP level ε₀ >= 0"),)
+    #: the worst case over all ε₀-DP mechanisms (tight by seed 000 Thm 3.1)
+    own_kind = ProfileKind.GUARANTEE
 
     def check(self) -> None:
         if self.eps < 0:
@@ -233,7 +238,7 @@ class ApproxDP(PureDP):
     """
 
     name = "approx_dp"
-    description = "tight profile of one (ε₀, δ₀)-DP guarantee: δ(ε) = δ₀ + (1−δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})"
+    description = "worst case of one (ε₀, δ₀)-DP guarantee (exact for the guarantee): δ(ε) = δ₀ + (1−δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})"
     PARAMS = (
         Param("eps", "number", "ε₀ >= 0"),
         Param("delta", "number", "δ₀ with 0 <= δ₀ < 1"),

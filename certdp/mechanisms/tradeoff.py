@@ -47,7 +47,7 @@ from flint import arb, ctx
 
 from certdp.errors import InputError, PrecisionError
 from certdp.expr import compile_ball, evaluate_ball
-from certdp.mechanisms.base import EPS, Mechanism
+from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -109,7 +109,11 @@ def _ev(e: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb:
 def _solve_naive(formula: sympy.Expr, sigma: Fraction) -> sympy.Expr:
     """The unique closed-form δ with formula(ε, δ) = σ, as an expression in EPS."""
     f = formula.xreplace({EPS: _EPOS, DELTA: _DPOS})
-    sols = sympy.solve(sympy.Eq(f, sympy.Rational(sigma.numerator, sigma.denominator)), _DPOS)
+    try:
+        sols = sympy.solve(sympy.Eq(f, sympy.Rational(sigma.numerator, sigma.denominator)), _DPOS)
+    except (NotImplementedError, ValueError, TypeError) as err:  # sympy's "no algorithm" and kin
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(f"cannot solve sigma = {formula} for delta in closed form ({first})") from None
     if len(sols) != 1:
         raise InputError(
             f"cannot solve sigma = {formula} for delta in closed form with a unique solution (got {sols})"
@@ -154,9 +158,35 @@ class TradeoffMechanism(Mechanism):
     ``delta_ball`` evaluates the *refined* profile inf_{ε0≥ε} g(ε, ε0);
     ``profile()`` returns the symbolic *naive* profile min(1, δ̂(ε)), which is
     a valid (larger) profile of the same mechanism and equals the refined one
-    from the switch point on."""
+    from the switch point on.
+
+    What is known (:class:`~certdp.mechanisms.base.ProfileKind`): the refined
+    profile uses one guarantee (ε0, δ̂(ε0)) at a time.  As a function of
+    t = e^ε each such implication is the chord from (−1, 1) to (t0, δ̂(ε0)),
+    and the worst case over all mechanisms meeting *every* guarantee is the
+    largest valid (convex in t) profile below them.  The two agree when δ̂ is
+    convex in t beyond the switch point, but not in general (two guarantees
+    (0.5, 0.3) and (2, 0.01) imply δ(1) <= 0.246, while the best single
+    implication gives 0.3).  So for a general formula the refined profile is
+    an UPPER bound, and the branch and bound assumes δ̂ non-increasing near
+    poles (an assumption carried by every result); :class:`SGDMechanism`
+    and :class:`ICEAMechanism` prove both facts and are exact for their
+    guarantee.
+    """
 
     name = "tradeoff"
+    own_kind = ProfileKind.UPPER
+
+    def children(self) -> tuple[Mechanism, ...]:
+        return ()
+
+    def own_assumptions(self) -> tuple[str, ...]:
+        if self.__dict__.get("_naive_monotone") is None:
+            self.__dict__["_naive_monotone"] = naive_decreasing(self._sol)
+        if self.__dict__["_naive_monotone"]:
+            return ()
+        return (f"{self.spec()}: the naive profile δ̂(ε) solving σ = f(ε, δ) is non-increasing in ε "
+                "(used near poles of its closed form; sympy could not prove it)",)
 
     def __init__(
         self,
@@ -522,6 +552,30 @@ class SGDMechanism(TradeoffMechanism):
     def params(self) -> Mapping[str, Any]:
         return dict(self._sgd_params)
 
+    def own_assumptions(self) -> tuple[str, ...]:
+        return ()  # δ̂ = B exp(−(σε/A)²) is decreasing: nothing assumed
+
+    @property
+    def own_kind(self) -> ProfileKind:  # type: ignore[override]
+        """GUARANTEE when δ̂(log t) = B exp(−c² log² t), c = σ/A, is convex in t
+        on [e^{ε2}, ∞): its second derivative is (2c²δ̂/t²)(2c²u² + u − 1),
+        u = log t, positive for u >= ε2 iff 2c²ε2² + ε2 − 1 > 0 (certified at
+        the lower end of the switch point ε2); otherwise UPPER."""
+        cached = self.__dict__.get("_kind")
+        if cached is None:
+            cached = ProfileKind.UPPER
+            try:
+                sp = self.switch_point()
+                c = self._sgd_params["sigma"] / self._sgd_params["A"]
+                with working_precision(128):
+                    u = sp.eps.lo
+                    if 2 * to_ball(c * c) * u * u + u - 1 > 0:
+                        cached = ProfileKind.GUARANTEE
+            except (InputError, PrecisionError):
+                pass
+            self.__dict__["_kind"] = cached
+        return cached
+
 
 class ICEAMechanism(TradeoffMechanism):
     """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2; example m=20, n=4).
@@ -541,6 +595,14 @@ class ICEAMechanism(TradeoffMechanism):
     @property
     def params(self) -> Mapping[str, Any]:
         return dict(self._icea_params)
+
+    #: δ̂ = K/ε (K = n e^{−m/10}) is decreasing, and K/log t is convex in t > 1
+    #: (second derivative K(log t + 2)/(t² log³ t) > 0), so the refined profile
+    #: is the worst case of the ICEA guarantee (see TradeoffMechanism).
+    own_kind = ProfileKind.GUARANTEE
+
+    def own_assumptions(self) -> tuple[str, ...]:
+        return ()
 
 
 def sgd(A: object, B: object, sigma: object) -> SGDMechanism:  # noqa: N803
@@ -569,6 +631,36 @@ class NoiseRefinement:
     eps0: Enclosure
     delta0: Enclosure
     naive_sigma: Enclosure
+    #: unproved hypotheses the optimum rests on (empty when sympy proves f
+    #: non-increasing in ε and in δ on ε > 0, 0 < δ < 1)
+    assumptions: tuple[str, ...] = ()
+
+
+_U = sympy.Symbol("_u", positive=True)
+
+
+def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
+    """Does sympy *prove* ∂f/∂ε <= 0 and ∂f/∂δ <= 0 for ε > 0, 0 < δ < 1
+    (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved"."""
+    others = {x: sympy.Symbol(x.name, positive=True) for x in formula.free_symbols if x not in (EPS, DELTA)}
+    f = formula.xreplace({EPS: _EPOS, **others})
+    try:
+        for var in (_EPOS, DELTA):
+            d = sympy.diff(f, var).xreplace({DELTA: 1 / (1 + _U)})
+            if sympy.simplify(d).is_nonpositive is not True:
+                return False
+    except Exception:  # noqa: BLE001 - sympy's own failures mean "not proved"
+        return False
+    return True
+
+
+def naive_decreasing(sol: sympy.Expr) -> bool:
+    """Does sympy prove that the naive δ̂(ε) = sol is non-increasing on ε > 0?"""
+    try:
+        d = sympy.diff(sol.xreplace({EPS: _EPOS}), _EPOS)
+        return sympy.simplify(d).is_nonpositive is True
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _exact_constant(x: object, name: str) -> sympy.Expr:
@@ -696,7 +788,10 @@ def refine_noise(
         d0_cell = db if bracket is None else d0v(cell)
         if not (d0_cell > 0):
             raise PrecisionError("optimal delta0 not certified positive")
+        assumed = () if decreasing_in_eps_and_delta(formula) else (
+            f"σ = {formula} is non-increasing in ε and in δ (bounds the cell at ε0_max; sympy could not prove it)",)
         return NoiseRefinement(
+            assumptions=assumed,
             sigma=Enclosure.from_ball(sigma_star),
             eps0=Enclosure.from_ball(cell),
             delta0=Enclosure.from_ball(d0_cell),

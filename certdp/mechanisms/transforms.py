@@ -1,9 +1,17 @@
 """Mechanisms built from other mechanisms: subsampling, composition, clip-and-reify.
 
 * ``subsample(M, rate=γ)`` — Poisson subsampling with add/remove neighbours.
-  If M is (ε, δ)-DP then M∘S_γ is (log(1 − γ + γe^ε), γδ)-DP (seed 000 §5.3,
-  Balle et al. 2020).  Applied to every point of M's profile this gives the
-  upper bound  δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)).
+  If M is (ε, δ)-DP then M∘S_γ is (log(1 − γ + γe^ε), γδ)-DP in both
+  directions (seed 000 §5.3; Balle, Barthe, Gaboardi, "Privacy amplification
+  by subsampling: tight analyses via couplings and divergences", 2018,
+  Thm 8/10).  Applied to every point of M's profile this gives
+  δ'(ε') <= γ δ_M(log(1 + (e^{ε'} − 1)/γ)), and the bound is attained: for
+  the "remove" pair of the worst case (the mechanism whose output law is P
+  when the differing record is in the sample and Q otherwise, with
+  H_{e^ε}(P‖Q) = δ_M(ε)) one has (1−γ)Q + γP − e^{ε'}Q = γ(P − e^{ε''}Q)
+  with e^{ε''} = 1 + (e^{ε'} − 1)/γ, so the hockey-stick divergence equals
+  γ δ_M(ε'') exactly (Balle et al. 2018, tightness).  Hence subsampling keeps
+  the :class:`~certdp.mechanisms.base.ProfileKind` of M.
 * ``compose(M, k)`` — k-fold adaptive composition where a closed form exists:
   μ-GDP composes to √k μ-GDP (Dong et al.); nested compositions flatten.
   Other mechanisms need an accountant (``certdp account``).
@@ -13,8 +21,12 @@
   sensitivity <= hi − lo and scale (hi − lo)/ε_h (joint convexity of the
   hockey-stick divergence over couplings of the clipped outputs), so
   δ(ε) <= min(δ_M(ε), max(1 − e^{(ε − ε_h)/2}, 0)); in particular δ = 0 for
-  ε >= ε_h, which is the proof of Thm 4.7 (seed 000 App. A.7).  The profile
-  depends on lo, hi only through validation (lo < hi).
+  ε >= ε_h, which is the proof of Thm 4.7 (seed 000 App. A.7).  This is
+  **only an upper bound** on the clipped mechanism's profile (e.g.
+  clip_reify(laplace(scale=0.4), eps_h=2, lo=0, hi=1) has δ(0) ≈ 0.41, not
+  the bound's 0.63): :attr:`ClipReify.own_kind` is UPPER, so no lower end,
+  witness or refutation is ever derived from it.  The profile depends on lo,
+  hi only through validation (lo < hi).
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ import sympy
 from flint import arb
 
 from certdp.errors import InputError
-from certdp.mechanisms.base import EPS
+from certdp.mechanisms.base import EPS, ProfileKind
 from certdp.mechanisms.basic import GaussianDP, Laplace, _q, gdp_profile
 from certdp.mechanisms.params import (
     CatalogMechanism,
@@ -44,7 +56,8 @@ from certdp.numerics.gdp import delta_mu_ball
 
 class Subsample(CatalogMechanism):
     """Poisson subsampling with rate γ (add/remove neighbours), seed 000 §5.3:
-    δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)) — an upper bound on the profile."""
+    δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)), attained by the worst case, so
+    the kind of M's profile is kept (module docstring)."""
 
     name = "subsample"
     description = "Poisson subsampling at rate γ (add/remove): δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ))"
@@ -181,10 +194,13 @@ class ClipReify(CatalogMechanism):
     """Clip-and-reify (seed 000 Thm 4.7): clip to [lo, hi], add Laplace((hi − lo)/ε_h).
 
     δ(ε) <= min(δ_M(ε), max(1 − e^{ε/2 − ε_h/2}, 0)); zero for ε >= ε_h.
+    An upper bound only (see the module docstring).
     """
 
+    own_kind = ProfileKind.UPPER
+
     name = "clip_reify"
-    description = "clip output to [lo, hi] and add Laplace((hi−lo)/ε_h) (seed 000 Thm 4.7): δ = min(δ_M, Laplace profile)"
+    description = "clip output to [lo, hi] and add Laplace((hi−lo)/ε_h) (seed 000 Thm 4.7): δ <= min(δ_M, Laplace profile), an upper bound only"
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism with a numerical output"),
         Param("eps_h", "number", "head bound ε_h > 0 (the result is ε_h-DP)"),

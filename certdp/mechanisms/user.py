@@ -8,6 +8,12 @@ certainly invalid is rejected with the witness; one whose validity could not
 be proved everywhere is accepted and the unproved part is kept in
 :attr:`Profile.validation` (callers that need a proof must look at it).
 
+A user's δ(ε) is a *guarantee* the user states, not a profile certdp has
+derived: it is treated as an **upper bound** on the mechanism's profile
+(:attr:`Profile.own_kind` is UPPER).  It proves (ε, δ)-DP and μ-GDP claims
+but never refutes one — a function that is not convex in e^ε is not the
+tight profile of any mechanism, and certdp does not check convexity.
+
 The canonical spec keeps the expression text exactly as written.
 """
 
@@ -17,6 +23,7 @@ import sympy
 from flint import arb
 
 from certdp.errors import InputError
+from certdp.mechanisms.base import ProfileKind
 from certdp.mechanisms.params import CatalogMechanism, Param
 
 #: Longest accepted expression text.
@@ -27,8 +34,10 @@ class Profile(CatalogMechanism):
     """A mechanism known only through a privacy profile δ(ε) given as text."""
 
     name = "profile"
-    description = 'a user-supplied privacy profile δ(ε), e.g. profile("Max(1 - exp(eps/2 - 1), 0)")'
+    description = 'a user-supplied privacy profile δ(ε) (an upper bound only), e.g. profile("Max(1 - exp(eps/2 - 1), 0)")'
     PARAMS = (Param("expression", "string", "δ(ε) in the variable eps (safe expression syntax)"),)
+    #: a stated upper bound on the profile (module docstring)
+    own_kind = ProfileKind.UPPER
 
     def check(self) -> None:
         from certdp.expr import parse_expression  # noqa: PLC0415
@@ -47,12 +56,13 @@ class Profile(CatalogMechanism):
     def profile(self) -> sympy.Expr:
         return self._expr
 
-    @property
-    def assumptions(self) -> tuple[str, ...]:
+    def own_assumptions(self) -> tuple[str, ...]:
         """Hypotheses of a privacy profile (seed 000 Def 4.1) that
-        :func:`~certdp.expr.profile.validate_profile` could not prove; results
-        that rely on monotonicity (e.g. ε(δ)) hold under these assumptions."""
-        return tuple(self.validation.unproved)
+        :func:`~certdp.expr.profile.validate_profile` could not prove, each
+        prefixed by the spec; results that rely on monotonicity (ε(δ), the
+        GDP cell argument, ranges over intervals of enclosing transforms)
+        hold under these assumptions."""
+        return tuple(f"{self.spec()}: {u}" for u in self.validation.unproved)
 
     def delta_ball(self, eps: arb) -> arb:
         """Certified range of δ over the ball ``eps`` by the expression

@@ -1,0 +1,293 @@
+"""Regression tests for the soundness issue (#13): what is *known* travels with
+every claim.
+
+* Unproved hypotheses are a recursive property of every mechanism: wrapping a
+  user profile in ``subsample``/``compose``/``clip_reify`` keeps them, and no
+  certificate or audit verdict is VALID/CONFIRMED without stating them.
+* A profile that is only an upper bound (``clip_reify``, ``profile("...")``,
+  a general ``tradeoff``) never yields a lower end, a witness, a ``not_*``
+  certificate or a REFUTED verdict.
+
+Independent truths: the clipped-Laplace mechanism's δ(0) by mpmath
+quadrature of the two output densities; Gaussian/Laplace closed forms.
+"""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from certdp.audit.claims import Claim
+from certdp.audit.verdicts import CONFIRMED, REFUTED, audit_claim
+from certdp.certificates import check
+from certdp.certificates.check_dp import certificate as dp_certificate
+from certdp.certificates.writer import not_gdp_certificate as write_not_gdp
+from certdp.cli import main
+from certdp.gdpt import measure
+from certdp.mechanisms import parse_spec
+from certdp.mechanisms.base import ProfileKind
+from certdp.numerics.enclosure import Enclosure
+from certdp.routing import delta_of
+
+BUMP = 'profile("if((eps - 3/100)**2 < 1/1000000, 1/2, 0)")'
+WRAPPERS = [
+    f"subsample({BUMP}, rate=1)",
+    f"compose({BUMP}, k=1)",
+    f"clip_reify({BUMP}, eps_h=1, lo=0, hi=1)",
+]
+CLIPPED = "clip_reify(laplace(scale=0.4), eps_h=2, lo=0, hi=1)"
+
+
+def _claim(**fields) -> Claim:
+    from certdp.audit.claims import parse_claim  # noqa: PLC0415
+
+    return parse_claim(fields, 0)
+
+
+# ---------------------------------------------------------------------------
+# defect 1: hypotheses are recursive and always stated
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [BUMP, *WRAPPERS])
+def test_unproved_hypotheses_are_recursive(spec):
+    mech = parse_spec(spec)
+    assert mech.assumptions, spec
+    assert all(a.startswith(BUMP) for a in mech.assumptions)
+
+
+@pytest.mark.parametrize("spec", WRAPPERS)
+def test_wrapped_unproved_profile_certificate_states_hypotheses(spec, tmp_path):
+    m = measure(parse_spec(spec), width="1e-3")
+    assert m.assumptions and m.mu.lo == 0  # user profile: upper bound only
+    doc = m.certificate()
+    assert doc["claim"]["assumptions"] == list(m.assumptions)
+    res = check(doc)
+    assert res.valid and not res.unconditional and res.assumptions
+    # the same certificate without its hypotheses is INVALID
+    bare = json.loads(json.dumps(doc))
+    del bare["claim"]["assumptions"]
+    res = check(bare)
+    assert not res.valid and "unproved hypotheses" in res.failed_step
+    # CLI: valid only under assumptions is not exit 0
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(doc))
+    assert main(["verify", str(f)]) == 1
+
+
+@pytest.mark.parametrize("spec", [BUMP, *WRAPPERS])
+def test_audit_gdp_claim_on_unproved_profile_states_hypotheses(spec):
+    v = audit_claim(_claim(id="bump", kind="gdp", mechanism=spec, mu="0.01"))
+    # δ(0.03) = 1/2 > δ_{0.01}(0.03): the claim is false, so it may never be
+    # confirmed without its (false) hypotheses, and never be a valid guarantee
+    assert mpmath.mpf(1) / 2 > _mp_delta_mu(mpmath.mpf("0.01"), mpmath.mpf("0.03"))
+    assert v.verdict != CONFIRMED or v.assumptions
+    assert v.valid_guarantee is not True
+    assert v.to_json()["assumptions"]
+    assert "assuming (unproved)" in v.detail
+
+
+# ---------------------------------------------------------------------------
+# defect 2: upper bounds are not exact profiles
+# ---------------------------------------------------------------------------
+
+
+def _clipped_laplace_delta0() -> mpmath.mpf:
+    """δ(0) = TV between clip(f + Lap(0.4), 0, 1) + Lap(1/2) for f = 0 and f = 1
+    (mpmath quadrature of the output densities)."""
+    b, s = mpmath.mpf("0.4"), mpmath.mpf("0.5")
+
+    def pdf(x, c, sc):
+        return mpmath.exp(-abs(x - c) / sc) / (2 * sc)
+
+    def cdf(x, c, sc):
+        return mpmath.exp((x - c) / sc) / 2 if x < c else 1 - mpmath.exp(-(x - c) / sc) / 2
+
+    def density(y, f):
+        m0, m1 = cdf(0, f, b), 1 - cdf(1, f, b)
+        cont = mpmath.quad(lambda z: pdf(z, f, b) * pdf(y, z, s), [0, 1])
+        return m0 * pdf(y, 0, s) + m1 * pdf(y, 1, s) + cont
+
+    with mpmath.workdps(20):
+        return mpmath.quad(lambda y: abs(density(y, 0) - density(y, 1)), [-mpmath.inf, 0, 0.5, 1, mpmath.inf]) / 2
+
+
+#: δ(0) of the clipped mechanism, from :func:`_clipped_laplace_delta0` (re-derived by the slow test)
+CLIPPED_DELTA0 = "0.41241407213104096"
+
+
+@pytest.mark.slow
+def test_clipped_laplace_reference_value():
+    assert abs(_clipped_laplace_delta0() - mpmath.mpf(CLIPPED_DELTA0)) < 1e-8  # quadrature accuracy
+
+
+def test_clip_reify_is_an_upper_bound_only():
+    mech = parse_spec(CLIPPED)
+    assert mech.profile_kind is ProfileKind.UPPER
+    ans = delta_of(mech, 0)
+    # the bound min(δ_M, Laplace) gives 1 − e^{-1} ≈ 0.632 at ε = 0; the truth is 0.412
+    assert ans.enclosure.lo == 0 and ans.enclosure.contains(CLIPPED_DELTA0)
+    assert ans.enclosure.contains("0.63212055882")  # < 1 − e^{-1} = 0.6321205588285...
+    assert "upper bound only" in ans.method
+
+
+def test_clip_reify_measure_has_no_lower_end():
+    m = measure(parse_spec(CLIPPED), width="1e-3")
+    assert m.mu.lo == 0 and m.witness_eps is None
+    assert "mu_lower" not in m.certificate()["claim"]
+    assert "upper bound only" in m.statement()
+
+
+def test_clip_reify_refutations_are_refused():
+    # a not_gdp certificate for μ = 1.5 (the inequality holds for the bound) is INVALID
+    doc = write_not_gdp(CLIPPED, 1.5, 0)
+    res = check(doc)
+    assert not res.valid and "upper bound" in res.failed_step
+    # not_dp for (0, 1/2): the bound says δ(0) ≈ 0.63 > 1/2, the truth is 0.412
+    doc = dp_certificate("not_dp", CLIPPED, 0, "1/2", Enclosure.exact(1))
+    ok, step = check(doc).valid, check(doc).failed_step
+    assert not ok and "upper bound" in step
+    # the audit refutes neither true claim
+    for claim in (
+        _claim(id="g", kind="gdp", mechanism=CLIPPED, mu="1.5"),
+        _claim(id="d", kind="dp", mechanism=CLIPPED, eps="0", delta="0.5"),
+    ):
+        assert audit_claim(claim).verdict != REFUTED
+
+
+def test_subsample_is_exact_pld_agrees():
+    """Poisson subsampling keeps exactness (Balle et al. 2018 tightness): the
+    closed form γ δ_G(log(1 + (e^ε − 1)/γ)) lies inside the PLD accountant's
+    two-sided enclosure of the subsampled Gaussian, computed independently."""
+    from certdp.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    mech = parse_spec("subsample(gaussian(sigma=1), rate=1/10)")
+    assert mech.profile_kind is ProfileKind.EXACT
+    closed = delta_of(mech, 1).enclosure
+    pld = PLDAccountant().compose(Compose(mech, k=1)).delta(1)
+    assert pld.lo <= closed.lo and closed.hi <= pld.hi
+
+
+def test_profile_kinds_of_the_catalog():
+    kinds = {
+        "laplace(scale=1)": ProfileKind.EXACT,
+        "gaussian(sigma=1)": ProfileKind.EXACT,
+        "randomized_response(p=0.6)": ProfileKind.EXACT,
+        "gaussian_dp(mu=1)": ProfileKind.GUARANTEE,
+        "pure_dp(eps=1)": ProfileKind.GUARANTEE,
+        "approx_dp(eps=1, delta=1e-5)": ProfileKind.GUARANTEE,
+        "icea(m=20, n=4)": ProfileKind.GUARANTEE,
+        "sgd(A=2, B=1, sigma=2)": ProfileKind.GUARANTEE,
+        'tradeoff("2/eps*sqrt(log(1/delta))", sigma=2)': ProfileKind.UPPER,
+        'profile("Max(1/2 - eps, 0)")': ProfileKind.UPPER,
+        CLIPPED: ProfileKind.UPPER,
+        "subsample(laplace(scale=1), rate=1/2)": ProfileKind.EXACT,
+        "subsample(pure_dp(eps=1), rate=1/2)": ProfileKind.GUARANTEE,
+        f"subsample({CLIPPED}, rate=1/2)": ProfileKind.UPPER,
+        "compose(pure_dp(eps=1), k=3)": ProfileKind.GUARANTEE,
+    }
+    for spec, kind in kinds.items():
+        assert parse_spec(spec).profile_kind is kind, spec
+
+
+def test_two_guarantees_beat_the_pairwise_refinement():
+    """Why a general ``tradeoff`` is only an upper bound: the guarantees
+    (1/2, 0.3) and (2, 0.01) together imply δ(1) <= 0.2460 (worst case of the
+    pointwise maximum of the two trade-off functions, by a fine grid in mpmath),
+    while the best single implication (seed 000 Thm 3.1) gives 0.3."""
+    e1, d1, e2, d2 = mpmath.mpf("0.5"), mpmath.mpf("0.3"), mpmath.mpf(2), mpmath.mpf("0.01")
+
+    def f(a, e, d):
+        return max(0, 1 - d - mpmath.exp(e) * a, mpmath.exp(-e) * (1 - d - a))
+
+    t = mpmath.e
+    # δ(1) = sup_α 1 − max(f1, f2)(α) − e α: piecewise linear, maximum at a kink
+    kinks = [(1 - d1) / (1 + mpmath.exp(e1)), (1 - d2) / (1 + mpmath.exp(e2))]
+    lines = [(-mpmath.exp(e1), 1 - d1), (-mpmath.exp(-e1), mpmath.exp(-e1) * (1 - d1)),
+             (-mpmath.exp(e2), 1 - d2), (-mpmath.exp(-e2), mpmath.exp(-e2) * (1 - d2))]
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            (a1, b1), (a2, b2) = lines[i], lines[j]
+            if a1 != a2:
+                kinks.append((b2 - b1) / (a1 - a2))
+    tight = max(1 - max(f(a, e1, d1), f(a, e2, d2)) - t * a for a in kinks if 0 <= a <= 1)
+    pairwise = min(d1, d2 + (1 - d2) * (mpmath.exp(e2) - t) / (1 + mpmath.exp(e2)))
+    assert tight < mpmath.mpf("0.2460") < pairwise == d1
+
+
+# ---------------------------------------------------------------------------
+# campaign: wrapped and nested mechanisms against independent truth
+# ---------------------------------------------------------------------------
+
+INNER = {
+    "laplace(scale=1/2)": lambda e: max(1 - mpmath.exp(e / 2 - 1), 0),
+    "gaussian(sigma=1)": lambda e: _mp_delta_mu(mpmath.mpf(1), e),
+    "pure_dp(eps=1)": lambda e: max(mpmath.e - mpmath.exp(e), 0) / (1 + mpmath.e),
+}
+
+
+def _mp_delta_mu(mu, eps):
+    Phi = lambda x: mpmath.ncdf(x)  # noqa: E731
+    return Phi(-eps / mu + mu / 2) - mpmath.exp(eps) * Phi(-eps / mu - mu / 2)
+
+
+@st.composite
+def wrapped(draw):
+    """(spec, truth or None, has_upper_bound_part, has_unproved_part)."""
+    base = draw(st.sampled_from([*INNER, BUMP, 'profile("Max(1/2 - eps/4, 0)")']))
+    truth = INNER.get(base)
+    upper = base not in INNER
+    spec = base
+    for _ in range(draw(st.integers(0, 3))):
+        wrap = draw(st.sampled_from(["subsample", "compose", "clip_reify"]))
+        if wrap == "subsample":
+            num = draw(st.integers(1, 8))
+            spec = f"subsample({spec}, rate={num}/8)"
+            if truth is not None:
+                truth = (lambda g, t: lambda e: g * t(mpmath.log(1 + (mpmath.exp(e) - 1) / g)))(mpmath.mpf(num) / 8, truth)
+        elif wrap == "compose":
+            spec = f"compose({spec}, k=1)"
+        else:
+            spec = f"clip_reify({spec}, eps_h=2, lo=0, hi=1)"
+            truth, upper = None, True
+    return spec, truth, upper
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wrapped(), st.sampled_from(["0", "1/4", "1/2", "1", "3"]), st.sampled_from(["1/10", "1/2", "1e-3"]))
+def test_campaign_no_claim_contradicts_truth(case, eps, delta):
+    spec, truth, upper = case
+    mech = parse_spec(spec)
+    assert (mech.profile_kind is ProfileKind.UPPER) == upper, spec
+    ans = delta_of(mech, eps)
+    if upper:
+        assert ans.enclosure.lo == 0
+    if truth is not None:
+        with mpmath.workdps(40):
+            t = truth(mpmath.mpf(eps.split("/")[0]) / (mpmath.mpf(eps.split("/")[1]) if "/" in eps else 1))
+        assert ans.enclosure.contains(mpmath.nstr(t, 30)), (spec, eps, t, ans.enclosure)
+    # the audit: a dp claim is refuted only with a lower bound, confirmed only
+    # when true (or with its hypotheses stated)
+    v = audit_claim(_claim(id="c", kind="dp", mechanism=spec, eps=eps, delta=delta, ))
+    from fractions import Fraction  # noqa: PLC0415
+
+    d = Fraction(delta) if "e" not in delta else Fraction(1, 1000)
+    if v.verdict == REFUTED:
+        assert not upper and truth is not None
+        assert truth(mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator) > mpmath.mpf(d.numerator) / d.denominator
+    if v.verdict == CONFIRMED and truth is not None:
+        assert truth(mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator) <= mpmath.mpf(d.numerator) / d.denominator
+    if v.verdict == CONFIRMED and mech.assumptions:
+        assert v.assumptions and v.valid_guarantee is None
+    # certificates written by the audit state what they rest on
+    for kind in ("dp", "not_dp"):
+        doc = dp_certificate(kind, spec, eps, delta, ans.enclosure, assumptions=mech.assumptions)
+        res = check(doc)
+        if res.valid:
+            assert kind == "dp" or not upper
+            assert set(res.assumptions) == set(mech.assumptions)
