@@ -23,16 +23,17 @@ def _table(verdicts: list) -> str:
     rows = [("id", "verdict", "enclosure", "printed", "valid guarantee")]
     for v in verdicts:
         valid = {True: "yes", False: "NO", None: "-"}[v.valid_guarantee]
-        rows.append((v.id, v.verdict, "-" if v.enclosure is None else str(v.enclosure), v.printed or "-", valid))
+        shown = v.verdict + (" (assuming)" if v.assumptions else "")
+        rows.append((v.id, shown, "-" if v.enclosure is None else str(v.enclosure), v.printed or "-", valid))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     out = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     details = [f"  {v.id}: {v.detail}" + (f"  [{v.method}]" if v.method else "") for v in verdicts
-               if v.verdict != "CONFIRMED"]
+               if v.verdict != "CONFIRMED" or v.assumptions]
     counts = {}
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-    return "\n".join(out + ([""] + ["not confirmed:"] + details if details else []) + ["", summary])
+    return "\n".join(out + ([""] + ["not confirmed, or confirmed only under unproved assumptions:"] + details if details else []) + ["", summary])
 
 
 def _run(args: argparse.Namespace) -> int:
