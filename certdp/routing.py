@@ -101,16 +101,14 @@ def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None) -> Answer
     return _answer(mech, eps_enclosure(mech, delta, bits=bits), "closed-form privacy profile")
 
 
-def exact_gdp_mu(mech: Mechanism) -> Fraction | None:
-    """μ when the mechanism is exactly μ-GDP by definition (gaussian_dp,
-    gaussian: μ = Δ/σ), else None."""
-    name = getattr(mech, "name", None)
-    params = getattr(mech, "params", {})
-    if name == "gaussian_dp":
-        return Fraction(params["mu"])
-    if name == "gaussian":
-        return Fraction(params.get("sensitivity", 1)) / Fraction(params["sigma"])
-    return None
+def exact_gdp_mu(mech: Mechanism) -> Enclosure | None:
+    """μ (an enclosure of √(μ²) with μ² exact) when the mechanism's trade-off
+    curve is exactly Gaussian (gaussian, gaussian_dp, compositions of them,
+    subsample at rate 1), else None."""
+    mu2 = mech.gdp_mu_squared()
+    if mu2 is None:
+        return None
+    return Enclosure.sqrt_of(mu2)
 
 
 @dataclass(frozen=True)
@@ -131,9 +129,29 @@ class GDPAnswer:
     measurement: object | None = None
     kind: ProfileKind = ProfileKind.EXACT
     assumptions: tuple[str, ...] = ()
+    spec: str = ""
+
+    @property
+    def exact(self) -> bool:
+        """Strict μ-GDP with μ known exactly (the Gaussian route)."""
+        return self.method.startswith("exact")
+
+    def certificate(self) -> dict:
+        """A certificate of what was proved: ``gdp_exact`` for the exact route,
+        the measurement's ``gdp``/``gdp_head`` otherwise.  Accountant-based
+        reports cannot be certified yet (InputError)."""
+        if self.exact:
+            from certdp.certificates.check_exact import certificate  # noqa: PLC0415
+            from certdp.certificates.writer import CLAIM_DIGITS  # noqa: PLC0415
+
+            return certificate(self.spec, self.mu.hi_str(CLAIM_DIGITS), self.mu.lo_str(CLAIM_DIGITS), self.assumptions)
+        if self.measurement is not None:
+            return self.measurement.certificate()  # type: ignore[attr-defined]
+        raise InputError("certificates for accountant-based GDP reports are not supported yet")
 
 
-def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object | None = None) -> GDPAnswer:
+def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object | None = None, *,
+           eps_max: object | None = None, eta_max: object | None = None) -> GDPAnswer:
     """Certified GDP statement for a mechanism (exact, measured, or DP-SGD report).
 
     ``residual`` is the η the caller allows (DP-SGD report only; default
@@ -142,7 +160,8 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
     """
     mu = exact_gdp_mu(mech)
     if mu is not None:
-        return GDPAnswer(Enclosure.exact(mu), None, None, "exact (Gaussian mechanism)", None, mech.profile_kind)
+        return GDPAnswer(mu, None, None, "exact: the trade-off curve is Gaussian (strict μ-GDP, no residual)",
+                         None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
     found = accountant_for(mech)
     if found is not None:
         acc, method = found
@@ -154,12 +173,12 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
         rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
         strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
         return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)",
-                         None, mech.profile_kind, tuple(mech.assumptions))
-    from certdp.gdpt import measure  # noqa: PLC0415
+                         None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
+    from certdp.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
 
-    m = measure(mech, width=width)
+    m = measure(mech, width=width, eps_max=eps_max, eta_max=DEFAULT_ETA_MAX if eta_max is None else eta_max)
     residual = None if m.tail.kind == "zero" else m.residual
     method = "GDPT measurement (seed 000 Thm 4.6, adaptive cells)"
     if not m.profile_kind.bounds_from_below:
         method += f"; {m.profile_kind.value}"
-    return GDPAnswer(m.mu, residual, m.strict_mu_at_least, method, m, m.profile_kind, m.assumptions)
+    return GDPAnswer(m.mu, residual, m.strict_mu_at_least, method, m, m.profile_kind, m.assumptions, m.spec)

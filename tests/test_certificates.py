@@ -270,7 +270,7 @@ def test_cli_measure_json_and_certificate(tmp_path, capsys):
     assert main(["measure", "pure_dp(eps=1)", "--width", "1e-4", "--json", "--certificate", str(f)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells",
-                        "profile_kind", "assumptions"}
+                        "profile_kind", "assumptions", "method"}
     truth = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.e) - 1)
     assert mpq(out["mu"]["lo"]) <= truth <= mpq(out["mu"]["hi"])
     assert out["tail"]["kind"] in ("zero", "residual")
@@ -319,4 +319,28 @@ def test_prdp_kinds_are_dispatched():
     assert check(doc).valid
     bad = json.loads(json.dumps(doc))
     bad["claim"]["delta"] = "1/1000"  # the diagonal mechanism is not (1/2, 1/1000)-ADP
+    assert not check(bad).valid
+
+
+def test_exact_gaussian_route_certificate(tmp_path, capsys):
+    """measure and audit take the exact route for exactly Gaussian trade-off
+    curves: μ = √n/σ, strict, a small certificate checked in rationals."""
+    f = tmp_path / "g.json"
+    assert main(["measure", "compose(gaussian(sigma=2), k=3)", "--json", "--certificate", str(f)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    truth = mpmath.sqrt(3) / 2
+    assert mpq(out["mu"]["lo"]) <= truth <= mpq(out["mu"]["hi"]) and out["residual"] is None
+    assert f.stat().st_size < 10_000
+    doc = json.loads(f.read_text())
+    assert doc["claim"]["kind"] == "gdp_exact" and check(doc).valid
+    for mu, ok in (("0.8660254037844386", False), ("0.8660254037844387", True), ("0.87", True)):
+        bad = json.loads(json.dumps(doc))
+        bad["claim"]["mu"] = mu
+        bad["claim"].pop("mu_lower")
+        assert check(bad).valid is ok, mu  # √3/2 = 0.86602540378443864676...
+    bad = json.loads(json.dumps(doc))
+    bad["claim"]["mu_lower"] = "0.8660254037844387"
+    assert not check(bad).valid
+    bad = json.loads(json.dumps(doc))
+    bad["mechanism"] = "compose(laplace(scale=2), k=3)"
     assert not check(bad).valid

@@ -152,7 +152,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     enc = ans.mu
     mu_s = _s(claim.mu)
     m = ans.measurement
-    cert = m.certificate() if (m is not None and want_certificate) else None
+    cert = ans.certificate() if (want_certificate and (ans.exact or m is not None)) else None
 
     def verdict(v: str, valid: bool | None, detail: str) -> Verdict:
         return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert if v == CONFIRMED else None,

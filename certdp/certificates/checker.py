@@ -214,7 +214,7 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
-KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp")
+KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp", "certdp.certificates.check_exact")
 
 
 def _kind_modules() -> list:

@@ -1,4 +1,15 @@
-"""``certdp measure SPEC``: certified μ enclosure of a mechanism (seed 000 §4)."""
+"""``certdp measure SPEC``: certified μ of a mechanism (seed 000 §4).
+
+Every mechanism goes through the one dispatcher (:func:`certdp.routing.gdp_of`),
+so ``measure`` and ``audit`` take the same route and give the same answer:
+
+* exactly Gaussian trade-off curves (gaussian, gaussian_dp, compositions of
+  them): μ exactly, strict μ-GDP, certificate kind ``gdp_exact``;
+* compositions answered by an accountant (DP-SGD): the GDP report
+  "μ-GDP except η" plus the strict tail bound;
+* everything else: the certified GDPT measurement (adaptive cells,
+  seed 000 Thm 4.6), certificate kind ``gdp``/``gdp_head``.
+"""
 
 from __future__ import annotations
 
@@ -8,67 +19,55 @@ from certdp.cli.common import EXIT_OK, add_json_flag, emit
 
 
 def _run(args: argparse.Namespace) -> int:
-    from certdp.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+    from certdp.routing import gdp_of  # noqa: PLC0415
 
     mech = parse_spec(args.spec)
-    from certdp.routing import accountant_for  # noqa: PLC0415
-
-    if accountant_for(mech) is not None:
-        return _run_accountant(args, mech)
-    res = measure(
-        mech,
-        eps_max=args.eps_max,
-        width=args.width,
-        eta_max=args.eta_max if args.eta_max is not None else DEFAULT_ETA_MAX,
-    )
+    ans = gdp_of(mech, width=args.width, eps_max=args.eps_max, eta_max=args.eta_max)
     if args.certificate:
         from certdp.certificates.writer import write  # noqa: PLC0415
 
-        write(res.certificate(), args.certificate)
+        write(ans.certificate(), args.certificate)
+    m = ans.measurement
+    if m is not None:
+        data = m.to_json()
+    else:
+        data = {
+            "mu": ans.mu.to_json(),
+            "eps_max": None,
+            "residual": None if ans.residual is None else ans.residual.to_json(),
+            "tail": {"kind": "exact" if ans.exact else "residual", "L": None},
+            "strict_mu_at_least": None if ans.strict_mu_at_least is None else ans.strict_mu_at_least.to_json(),
+            "evaluations": None,
+            "cells": None,
+            "profile_kind": ans.kind.value,
+            "assumptions": list(ans.assumptions),
+        }
+    data["method"] = ans.method
 
     def human() -> str:
-        lines = [
-            f"mechanism: {res.spec}",
-            f"μ ∈ {res.mu}   (width {float(res.mu_upper - res.mu_lower):.3g})",
-            f"statement: {res.statement()}",
-            f"tail: {res.tail.kind}" + (f", L = {res.tail.L}" if res.tail.L is not None else ""),
-            f"head [0, {res.eps_max}] in {res.cells} cells; {res.evaluations} profile evaluations",
-        ]
+        lines = [f"mechanism: {mech.spec()}"]
+        if ans.exact:
+            lines.append(f"μ = {ans.mu}   (exact)")
+            lines.append(f"statement: {ans.mu.hi_str(12)}-GDP, strict (no residual): the trade-off curve is exactly Gaussian")
+        elif m is not None:
+            lines += [
+                f"μ ∈ {m.mu}   (width {float(m.mu_upper - m.mu_lower):.3g})",
+                f"statement: {m.statement()}",
+                f"tail: {m.tail.kind}" + (f", L = {m.tail.L}" if m.tail.L is not None else ""),
+                f"head [0, {m.eps_max}] in {m.cells} cells; {m.evaluations} profile evaluations",
+            ]
+        else:
+            lines.append(f"μ ∈ {ans.mu}")
+            if ans.residual is not None:
+                lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
+            if ans.strict_mu_at_least is not None:
+                lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, seed 000 Thm 4.4 / §5.3)")
+        lines.append(f"[{ans.method}]")
+        if ans.assumptions and m is None:
+            lines += [f"assuming (unproved): {a}" for a in ans.assumptions]
         if args.certificate:
             lines.append(f"certificate written to {args.certificate}")
-        return "\n".join(lines)
-
-    emit(args, human, res.to_json())
-    return EXIT_OK
-
-
-def _run_accountant(args: argparse.Namespace, mech: object) -> int:
-    """Compositions without a closed-form profile (DP-SGD): the GDP report of
-    the certified PLD accountant — "μ-GDP except η" plus the strict tail bound."""
-    from certdp.errors import InputError  # noqa: PLC0415
-    from certdp.routing import gdp_of  # noqa: PLC0415
-
-    if args.certificate:
-        raise InputError("certificates for accountant-based GDP reports are not supported yet")
-    ans = gdp_of(mech)
-    data = {
-        "mu": ans.mu.to_json(),
-        "eps_max": None,
-        "residual": None if ans.residual is None else ans.residual.to_json(),
-        "tail": {"kind": "residual", "L": None},
-        "strict_mu_at_least": None if ans.strict_mu_at_least is None else ans.strict_mu_at_least.to_json(),
-        "evaluations": None,
-        "cells": None,
-        "method": ans.method,
-    }
-
-    def human() -> str:
-        lines = [f"mechanism: {mech.spec()}", f"μ ∈ {ans.mu}   [{ans.method}]"]
-        if ans.residual is not None:
-            lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
-        if ans.strict_mu_at_least is not None:
-            lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, seed 000 Thm 4.4 / §5.3)")
         return "\n".join(lines)
 
     emit(args, human, data)
@@ -79,8 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "measure",
         help="certified enclosure of the optimal GDP parameter mu",
-        description="Enclose sup_eps G(eps), the optimal mu-GDP parameter (seed 000 Cor 4.1), "
-        "by the monotone cell argument on [0, eps_max], and state the tail beyond eps_max.",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", help='mechanism spec, e.g. "laplace(scale=1/2)"')
     p.add_argument("--eps-max", dest="eps_max", default=None, help="head bound eps_h (default: automatic from --eta-max)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import Enum
+from fractions import Fraction
 from typing import Any, ClassVar, Iterable, Mapping
 
 import sympy
@@ -107,6 +108,12 @@ class Mechanism(ABC):
             if a not in out:
                 out.append(a)
         return tuple(out)
+
+    def gdp_mu_squared(self) -> Fraction | None:
+        """μ² when the mechanism's trade-off curve is *exactly* Gaussian
+        (μ-GDP and no better, Dong, Roth, Su, "Gaussian differential
+        privacy", 2022), as an exact rational; None otherwise.  Default None."""
+        return None
 
     def delta_ball(self, eps: arb) -> arb:
         """Ball containing δ(ε) for all ε in the ball ``eps`` (current precision).

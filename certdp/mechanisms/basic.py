@@ -109,6 +109,10 @@ class GaussianDP(CatalogMechanism):
         if self.mu <= 0:
             raise InputError(f"gaussian_dp: mu must be > 0, got {self.mu}")
 
+    def gdp_mu_squared(self) -> Fraction:
+        """μ²: the μ-GDP guarantee's trade-off curve is G_μ exactly."""
+        return Fraction(self.mu) ** 2
+
     def mu_expr(self) -> sympy.Expr:
         """μ as an exact sympy number."""
         return _q(self.mu)

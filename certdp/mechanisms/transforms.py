@@ -70,6 +70,10 @@ class Subsample(CatalogMechanism):
         if not 0 < self.rate <= 1:
             raise InputError(f"subsample: rate must satisfy 0 < rate <= 1, got {self.rate}")
 
+    def gdp_mu_squared(self) -> Fraction | None:
+        """Rate 1 is no subsampling: the inner mechanism's μ², if exact."""
+        return self.mechanism.gdp_mu_squared() if self.rate == 1 else None
+
     def profile(self) -> sympy.Expr:
         g = _q(self.rate)
         inner = self.mechanism.profile()
@@ -137,7 +141,13 @@ class Compose(CatalogMechanism):
     @property
     def has_closed_form(self) -> bool:
         """Is the composed profile available in closed form (k = 1 or Gaussian)?"""
-        return self.k == 1 or isinstance(self.mechanism, GaussianDP)
+        return self.k == 1 or self.mechanism.gdp_mu_squared() is not None
+
+    def gdp_mu_squared(self) -> Fraction | None:
+        """k-fold composition of exactly μ-GDP mechanisms is exactly √k μ-GDP
+        (Dong, Roth, Su 2022, Cor. 2): μ² multiplies by k."""
+        inner = self.mechanism.gdp_mu_squared()
+        return None if inner is None else self.k * inner
 
     def _require_closed_form(self) -> None:
         if not self.has_closed_form:
@@ -150,13 +160,13 @@ class Compose(CatalogMechanism):
         self._require_closed_form()
         if self.k == 1:
             return self.mechanism.profile()
-        return gdp_profile(self.mechanism.mu_expr() * sympy.sqrt(self.k))
+        return gdp_profile(sympy.sqrt(_q(self.gdp_mu_squared())))
 
     def delta_point_ball(self, eps: arb) -> arb:
         self._require_closed_form()
         if self.k == 1:
             return self.mechanism.delta_ball(eps)
-        return delta_mu_ball(self.mechanism.mu_ball() * arb(self.k).sqrt(), eps)
+        return delta_mu_ball(to_ball(self.gdp_mu_squared()).sqrt(), eps)
 
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         self._require_closed_form()

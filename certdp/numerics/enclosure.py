@@ -136,6 +136,12 @@ class Enclosure:
             return cls.from_ball(_as_ball(x))
 
     @classmethod
+    def sqrt_of(cls, x: object, bits: int = 128) -> "Enclosure":
+        """Enclosure of √x for an exact x >= 0 (exact when x is a dyadic square)."""
+        with working_precision(bits + 16):
+            return cls.from_ball(_as_ball(x).sqrt())
+
+    @classmethod
     def hull(cls, lo: "Enclosure", hi: "Enclosure") -> "Enclosure":
         """The enclosure ``[lo.lo, hi.hi]``."""
         return cls(lo.lo, hi.hi)
