@@ -121,7 +121,7 @@ def test_seed003_table2_mu_1_3_is_refuted_by_a_witness():
     """Seed 003 Table 2 prints μ = 1.3 for σ = 9.4, q = 16384/50000, T = 2000.
     Independent witness: at ε = 7.4 the certified lower bound of δ exceeds
     δ_1.3(7.4) + 1e-6, with δ_1.3 computed by mpmath (closed form)."""
-    from certdp.routing import delta_of
+    from certdp.analyses.dispatch import delta_of
 
     m = parse_claims(HEAD + 'kind = "gdp"\nmechanism = "dpsgd(noise=9.4, rate=16384/50000, steps=2000)"\n'
                      'mu = "1.3"\nresidual = "1e-6"\n')[0]

@@ -21,7 +21,7 @@ from certdp.certificates import MalformedCertificate, check, verify
 from certdp.errors import InputError
 from certdp.certificates.writer import write
 from certdp.cli import main
-from certdp.gdpt import measure, not_gdp_certificate
+from certdp.analyses.gdpt import measure, not_gdp_certificate
 from certdp.mechanisms.spec import parse_spec
 
 @pytest.fixture(autouse=True)
@@ -279,7 +279,7 @@ def test_cli_measure_json_and_certificate(tmp_path, capsys):
 
 
 def test_checker_imports_only_the_kernel():
-    """The checker module must not import search code (certdp.gdpt, limits, accountants)."""
+    """The checker module must not import search code (certdp.analyses.gdpt, limits, accountants)."""
     src = (ROOT / "certdp" / "certificates" / "checker.py").read_text()
     mods = set()
     for node in ast.walk(ast.parse(src)):
@@ -294,17 +294,17 @@ def test_checker_imports_only_the_kernel():
         "certdp.mechanisms",
         "certdp.errors",
         "certdp.certificates.schema",
-        "certdp.certificates.cells",
+        "certdp.numerics.cells",
         "certdp.certificates.facts",
     )
-    cells_src = (ROOT / "certdp" / "certificates" / "cells.py").read_text()
+    cells_src = (ROOT / "certdp" / "numerics" / "cells.py").read_text()
     for node in ast.walk(ast.parse(cells_src)):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("certdp"):
             assert node.module.startswith(allowed[:4]), node.module
     assert all(m.startswith(allowed) for m in certdp_mods), certdp_mods
     code = (
         "import sys, json; from certdp.certificates.checker import check;"
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('certdp.gdpt') or m.startswith('certdp.limits'))))"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('certdp.analyses.gdpt') or m.startswith('certdp.analyses.limits'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
@@ -313,8 +313,8 @@ def test_checker_imports_only_the_kernel():
 def test_prdp_kinds_are_dispatched():
     """Kinds of certdp.certificates.check_prdp go to that checker (seed 004 certificates)."""
     pytest.importorskip("certdp.certificates.check_prdp")
-    constructions = pytest.importorskip("certdp.prdp.constructions")
-    writer = pytest.importorskip("certdp.prdp.certificate")
+    constructions = pytest.importorskip("certdp.analyses.prdp.constructions")
+    writer = pytest.importorskip("certdp.certificates.prdp_writer")
     doc = writer.counterexample_certificate(constructions.theorem_3_2("1/2", "1/100", "1"))
     assert check(doc).valid
     bad = json.loads(json.dumps(doc))

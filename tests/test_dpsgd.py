@@ -1,4 +1,4 @@
-"""certdp.accountants.dpsgd and ``certdp dpsgd``.
+"""certdp.analyses.accountants.dpsgd and ``certdp dpsgd``.
 
 Independent references: the RDP bound of the sampled Gaussian mechanism
 (Mironov et al. 2019, integer orders, computed here with mpmath) is an upper
@@ -15,7 +15,7 @@ import mpmath
 import pytest
 from flint import arb
 
-from certdp.accountants.dpsgd import calibrate_noise, dpsgd, strict_mu_lower
+from certdp.analyses.accountants.dpsgd import calibrate_noise, dpsgd, strict_mu_lower
 from certdp.cli import main
 from certdp.errors import InputError
 

@@ -1,4 +1,4 @@
-"""Tests of certdp.gdpt against independent truth (mpmath closed forms / root finding)."""
+"""Tests of certdp.analyses.gdpt against independent truth (mpmath closed forms / root finding)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from certdp.errors import InputError
-from certdp.gdpt import algorithm3, algorithm3_cells, gdpt, measure
+from certdp.analyses.gdpt import algorithm3, algorithm3_cells, gdpt, measure
 from certdp.mechanisms.spec import parse_spec
 
 mp = mpmath.mp
@@ -159,7 +159,7 @@ def test_limit_tail_exceeds_head():
     """δ = e^{-ε²/8}/100: √L = 2 exceeds the head μ on [0, 1]: strict μ >= 2 stated."""
     r = measure(parse_spec('profile("exp(-eps**2/8)/100")'), width="1e-4", eps_max=1)
     if r.tail.L is None:
-        pytest.skip("identification (certdp.limits) unavailable")
+        pytest.skip("identification (certdp.analyses.limits) unavailable")
     assert r.tail.kind == "limit" and r.tail.L == "4"
     assert r.strict_mu_at_least is not None and r.strict_mu_at_least.contains(2)
     assert r.mu_upper < 2

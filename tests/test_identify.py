@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from certdp.cli import main
 from certdp.errors import InputError
 from certdp.expr.symbols import EPS
-from certdp.limits import Identification, Step, identify
+from certdp.analyses.limits import Identification, Step, identify
 
 E = EPS
 R = sympy.Rational

@@ -12,14 +12,14 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certdp.accountants.pairs import (
+from certdp.analyses.accountants.pairs import (
     ApproxDPPair,
     FinitePair,
     GaussianPair,
     LaplacePair,
     RandomizedResponse,
 )
-from certdp.accountants.phi import T, PhiAccountant
+from certdp.analyses.accountants.phi import T, PhiAccountant
 from certdp.cli import main
 from certdp.errors import InputError
 from certdp.numerics.gdp import eps_from_mu_delta

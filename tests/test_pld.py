@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from certdp.accountants.pld import (
+from certdp.analyses.accountants.pld import (
     PLDAccountant,
     SubsampledGaussian,
     lower_one_step,

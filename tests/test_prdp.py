@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from certdp.errors import InputError
 from certdp.numerics.ball import dyadic_to_fraction
-from certdp.prdp import DiagonalMechanism, FiniteMechanism, adp_to_prdp, is_adp, is_prdp, min_eps_hat
+from certdp.analyses.prdp import DiagonalMechanism, FiniteMechanism, adp_to_prdp, is_adp, is_prdp, min_eps_hat
 
 
 @pytest.fixture(autouse=True)
@@ -265,7 +265,7 @@ def test_zhao_and_g_forms_are_inverse():
 @pytest.mark.parametrize("delta", ["1", "2"])
 def test_conversion_rejects_vacuous_delta(delta):
     from certdp import InputError
-    from certdp.prdp.conversion import adp_to_prdp
+    from certdp.analyses.prdp.conversion import adp_to_prdp
 
     with pytest.raises(InputError, match="delta"):
         adp_to_prdp("1", delta, "2")

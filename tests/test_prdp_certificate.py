@@ -11,8 +11,8 @@ import pytest
 
 from certdp.certificates.check_prdp import KINDS, check
 from certdp.cli import main
-from certdp.prdp import theorem_3_2, theorem_3_3
-from certdp.prdp.certificate import counterexample_certificate, write_certificate
+from certdp.analyses.prdp import theorem_3_2, theorem_3_3
+from certdp.certificates.prdp_writer import counterexample_certificate, write_certificate
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from certdp.errors import InputError
 from certdp.numerics.ball import dyadic_to_fraction
-from certdp.prdp import DiagonalMechanism, corollary_3_4, is_adp, is_prdp, lemma_3_1, theorem_3_2, theorem_3_3
+from certdp.analyses.prdp import DiagonalMechanism, corollary_3_4, is_adp, is_prdp, lemma_3_1, theorem_3_2, theorem_3_3
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import pytest
 
 from certdp.cli import main
 from certdp.mechanisms import parse_spec
-from certdp.routing import accountant_for, delta_of, eps_of, gdp_of, needs_pld
+from certdp.analyses.dispatch import accountant_for, delta_of, eps_of, gdp_of, needs_pld
 from refs import delta_mu_ref, mpf
 
 
@@ -93,7 +93,7 @@ def test_profile_method_is_named(capsys, spec):
 def test_identify_dpsgd_tail_is_T_over_sigma_squared(spec, L):
     """Seed 000 §5.3: the tail of T-fold subsampled Gaussian is √T Δ/σ whatever q
     (L computed by hand above)."""
-    from certdp.limits import identify
+    from certdp.analyses.limits import identify
 
     res = identify(parse_spec(spec))
     assert res.verdict == "gdp" and res.L == L

@@ -27,11 +27,11 @@ from certdp.certificates import check
 from certdp.certificates.check_dp import certificate as dp_certificate
 from certdp.certificates.writer import not_gdp_certificate as write_not_gdp
 from certdp.cli import main
-from certdp.gdpt import measure
+from certdp.analyses.gdpt import measure
 from certdp.mechanisms import parse_spec
 from certdp.mechanisms.base import ProfileKind
 from certdp.numerics.enclosure import Enclosure
-from certdp.routing import delta_of
+from certdp.analyses.dispatch import delta_of
 
 BUMP = 'profile("if((eps - 3/100)**2 < 1/1000000, 1/2, 0)")'
 WRAPPERS = [
@@ -163,7 +163,7 @@ def test_subsample_is_exact_pld_agrees():
     """Poisson subsampling keeps exactness (Balle et al. 2018 tightness): the
     closed form γ δ_G(log(1 + (e^ε − 1)/γ)) lies inside the PLD accountant's
     two-sided enclosure of the subsampled Gaussian, computed independently."""
-    from certdp.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     mech = parse_spec("subsample(gaussian(sigma=1), rate=1/10)")

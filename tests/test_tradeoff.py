@@ -1,4 +1,4 @@
-"""Tests for certdp.mechanisms.tradeoff against independent mpmath truth and
+"""Tests for certdp.mechanisms.formula against independent mpmath truth and
 the numbers printed in seed 000 (§3 switch points, §5.2 noise refinement).
 
 Independent truth: the naive profiles are written directly in mpmath
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS
-from certdp.mechanisms.tradeoff import (
+from certdp.mechanisms.formula import (
     DELTA,
     TradeoffMechanism,
     icea,
@@ -415,7 +415,7 @@ def test_switch_point_fast_path_agrees_with_branch_and_bound(spec_args):
     value: the two balls must overlap at points on both sides of ε*."""
     from flint import arb
 
-    from certdp.mechanisms.tradeoff import sgd
+    from certdp.mechanisms.formula import sgd
     from certdp.numerics.ball import working_precision
 
     m = sgd(*spec_args)

@@ -13,9 +13,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from certdp.accountants.pld import PLDAccountant, SubsampledGaussian
+from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
 from certdp.numerics.ball import working_precision
-from certdp.tradeoff import (
+from certdp.analyses.fdp import (
     _Profile,
     f_lower_at,
     f_upper_at,
@@ -106,7 +106,7 @@ def test_phi_inv_bounds_vs_mpmath():
 
 def test_subsampled_report_orders_mu_below_strict_tail():
     # σ = 2, q = 0.1, T = 50: the PLD μ (except residual) is far below the strict tail √T/σ
-    from certdp.accountants.dpsgd import dpsgd
+    from certdp.analyses.accountants.dpsgd import dpsgd
 
     r = dpsgd(2, "0.1", 50, delta="1e-5", mu=True, h=Fraction(1, 512), regret=False)
     assert r.mu.hi < r.strict_mu_at_least.lo

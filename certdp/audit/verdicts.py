@@ -105,7 +105,7 @@ def _mech(claim: Claim):
 
 
 def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
-    from certdp.routing import delta_of  # noqa: PLC0415
+    from certdp.analyses.dispatch import delta_of  # noqa: PLC0415
 
     mech = _mech(claim)
     ans = delta_of(mech, claim.eps)
@@ -146,7 +146,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     (seed 000 Thm 4.4); CONFIRMED when μ⁺ <= μ and the certified residual is
     0 or within the claimed one.
     """
-    from certdp.routing import gdp_of  # noqa: PLC0415
+    from certdp.analyses.dispatch import gdp_of  # noqa: PLC0415
 
     ans = gdp_of(_mech(claim), residual=claim.residual)
     enc = ans.mu
@@ -165,7 +165,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
                        f"{'0' if ans.residual is None else ans.residual.hi_str(4)}")
     # Does μ.lo refute this claim?  Always for a strict claim (no residual).
     # With a residual r: only the DP-SGD report's lower end, computed for
-    # residuals up to max(η, r) (certdp.tradeoff.gdp_report); a measurement
+    # residuals up to max(η, r) (certdp.analyses.fdp.gdp_report); a measurement
     # witness or an exact μ says nothing about claims that allow a residual.
     if claim.residual is None:
         lo_valid = True
@@ -207,14 +207,14 @@ def _value(claim: Claim) -> Verdict:
         assumptions = tuple(mech.assumptions)
         method = "certified switch point of the refined profile (seed 000 App. B)"
     elif q.startswith("refined_"):
-        from certdp.mechanisms.tradeoff import refine_noise  # noqa: PLC0415
+        from certdp.mechanisms.formula import refine_noise  # noqa: PLC0415
 
         res = refine_noise(claim.formula, claim.at["eps"], claim.at["delta"])
         enc = {"refined_sigma": res.sigma, "refined_eps0": res.eps0, "refined_delta0": res.delta0}[q]
         assumptions = res.assumptions
         method = "certified noise refinement (seed 000 App. C)"
     else:
-        from certdp import routing  # noqa: PLC0415
+        from certdp.analyses import dispatch as routing  # noqa: PLC0415
 
         mech = _mech(claim)
         if q == "eps":

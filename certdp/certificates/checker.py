@@ -3,7 +3,7 @@
 Trusted kernel only: this module imports :mod:`certdp.numerics` (ball
 arithmetic, δ_μ), the spec parser of :mod:`certdp.mechanisms` (whose
 ``delta_ball`` uses :mod:`certdp.expr`) and the format schema — never the
-search code (:mod:`certdp.gdpt`).  It re-evaluates every inequality of the
+search code (:mod:`certdp.analyses.gdpt`).  It re-evaluates every inequality of the
 evidence in ball arithmetic; an undecided comparison is retried at 2x and 4x
 the stated precision and otherwise fails (never guessed).
 
@@ -13,7 +13,7 @@ Cor 4.1, Thm 4.6; DESIGN.md "Monotone cell argument"):
 * cells 0 = a_0 < ... < a_n = eps_max, each with upper(δ_A(a_i)) <= lower(δ_μ(a_{i+1}))
   (or δ_A(a_i) = 0): then δ_A <= δ_μ on [0, eps_max] because δ_A is
   non-increasing and δ_μ is decreasing; or, failing that, the second-order
-  (mean value) test of :mod:`certdp.certificates.cells` on the cell.
+  (mean value) test of :mod:`certdp.numerics.cells` on the cell.
 * tail zero: eps_zero <= eps_max and δ_A(eps_zero) = 0 ⇒ δ_A = 0 beyond: μ-GDP ("gdp").
 * residual r: upper(δ_A(eps_max)) <= r ⇒ δ_A(ε) <= δ_μ(ε) + r for all ε >= 0.
 * mu_lower with witness ε*: lower(δ_A(ε*)) >= upper(δ_{mu_lower}(ε*)) ⇒
@@ -33,7 +33,8 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
-from certdp.certificates.cells import profile_functions, second_order_holds
+from certdp.mechanisms.profile_functions import profile_functions
+from certdp.numerics.cells import second_order_holds
 from certdp.certificates.facts import assumptions_of, known_facts_step
 from certdp.certificates.schema import (
     GDP_KINDS,

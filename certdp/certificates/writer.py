@@ -16,7 +16,7 @@ from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import fraction_to_str
 
 if TYPE_CHECKING:  # pragma: no cover
-    from certdp.gdpt import Measurement
+    from certdp.analyses.gdpt import Measurement
 
 #: Starting precision (bits) the checker is told to use.
 DEFAULT_PRECISION = 96
@@ -53,7 +53,7 @@ def envelope(claim: dict[str, Any], mechanism: str, evidence: dict[str, Any], pr
 
 
 def measurement_certificate(m: "Measurement") -> dict[str, Any]:
-    """Certificate of a :class:`certdp.gdpt.Measurement`: kind ``gdp`` (zero tail)
+    """Certificate of a :class:`certdp.analyses.gdpt.Measurement`: kind ``gdp`` (zero tail)
     or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive."""
     zero = m.tail.kind == "zero"
     claim: dict[str, Any] = {

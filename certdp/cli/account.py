@@ -5,14 +5,14 @@
     -> {"delta": {"lo": ..., "hi": ...}}
 
 Each ``--mechanism SPEC`` may be followed by ``--times K`` (default 1).  The
-characteristic-function accountant (:mod:`certdp.accountants.phi`) is used.
+characteristic-function accountant (:mod:`certdp.analyses.accountants.phi`) is used.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from certdp.accountants.phi import PhiAccountant, to_pair
+from certdp.analyses.accountants.phi import PhiAccountant, to_pair
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.errors import InputError
 
@@ -73,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
     if not 4 <= args.rel_bits <= 200:
         raise InputError(f"--rel-bits must lie in [4, 200], got {args.rel_bits}")
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-    from certdp.routing import needs_pld  # noqa: PLC0415
+    from certdp.analyses.dispatch import needs_pld  # noqa: PLC0415
 
     mechs = [(parse_spec(spec), k) for spec, k in args.items]
     if any(needs_pld(m) for m, _ in mechs):
         # Poisson-subsampled Gaussians (DP-SGD): the certified PLD accountant
-        from certdp.accountants.pld import PLDAccountant  # noqa: PLC0415
+        from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
         acc = PLDAccountant()
         method = "certified PLD accountant"

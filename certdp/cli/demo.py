@@ -80,10 +80,10 @@ def _tour() -> dict:
     import os  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
 
-    from certdp.accountants.pld import PLDAccountant, SubsampledGaussian  # noqa: PLC0415
+    from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian  # noqa: PLC0415
     from certdp.certificates import verify  # noqa: PLC0415
-    from certdp.gdpt import measure  # noqa: PLC0415
-    from certdp.limits import identify  # noqa: PLC0415
+    from certdp.analyses.gdpt import measure  # noqa: PLC0415
+    from certdp.analyses.limits import identify  # noqa: PLC0415
     from certdp.mechanisms import parse_spec  # noqa: PLC0415
 
     ident = identify(parse_spec("sgd(A=2, B=1, sigma=2)"))

@@ -52,7 +52,7 @@ def _steps(text: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from certdp.accountants.dpsgd import dpsgd  # noqa: PLC0415
+    from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
 
     res = dpsgd(args.noise, args.sample_rate, _steps(args.steps), delta=args.delta, eps=args.eps,
                 mu=args.mu, h=args.grid, residual=args.residual, regret=not args.no_regret,

@@ -45,7 +45,7 @@ def _profile_from_text(text: str, params: list[str], positive: list[str]) -> sym
 
 
 def _handler(args: argparse.Namespace) -> int:
-    from certdp.limits import identify
+    from certdp.analyses.limits import identify
 
     if args.profile:
         target = _profile_from_text(args.spec, args.param, args.positive)

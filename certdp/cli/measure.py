@@ -1,6 +1,6 @@
 """``certdp measure SPEC``: certified μ of a mechanism (seed 000 §4).
 
-Every mechanism goes through the one dispatcher (:func:`certdp.routing.gdp_of`),
+Every mechanism goes through the one dispatcher (:func:`certdp.analyses.dispatch.gdp_of`),
 so ``measure`` and ``audit`` take the same route and give the same answer:
 
 * exactly Gaussian trade-off curves (gaussian, gaussian_dp, compositions of
@@ -20,7 +20,7 @@ from certdp.cli.common import EXIT_OK, add_json_flag, emit
 
 def _run(args: argparse.Namespace) -> int:
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-    from certdp.routing import gdp_of  # noqa: PLC0415
+    from certdp.analyses.dispatch import gdp_of  # noqa: PLC0415
 
     mech = parse_spec(args.spec)
     ans = gdp_of(mech, width=args.width, eps_max=args.eps_max, eta_max=args.eta_max)

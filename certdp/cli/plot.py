@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
     xs = _grid(eps_max, args.points)
     fig, ax = plt.subplots(figsize=(6, 4))
     if args.what == "gdpt":
-        from certdp.gdpt import gdpt  # noqa: PLC0415
+        from certdp.analyses.gdpt import gdpt  # noqa: PLC0415
 
         ys = [gdpt(mech, x, width="1e-9").mid for x in xs]
         ax.plot([float(x) for x in xs], ys, label=f"GDPT of {mech.spec()}")
@@ -49,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
             ax.axhline(float(m), linestyle="--", linewidth=0.8, color=f"C{i + 1}", label=f"μ = {float(m):g}")
         ax.set_ylabel("G(ε) = μ_GDP(ε, δ_A(ε))")
     else:
-        from certdp.gdpt import profile_ball  # noqa: PLC0415
+        from certdp.analyses.gdpt import profile_ball  # noqa: PLC0415
         from certdp.numerics.gdp import delta_mu  # noqa: PLC0415
 
         ys = [float(profile_ball(mech, x).mid()) for x in xs]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 from certdp.errors import InputError
-from certdp.prdp import (
+from certdp.analyses.prdp import (
     FiniteMechanism,
     adp_to_prdp,
     corollary_3_4,
@@ -25,7 +25,7 @@ from certdp.prdp import (
     theorem_3_2,
     theorem_3_3,
 )
-from certdp.prdp.exactreal import format_exact
+from certdp.analyses.prdp.exactreal import format_exact
 
 EXIT_EXPLANATION = "exit status: 0 verdict established, 1 negative/undecided, 2 bad input"
 
@@ -63,7 +63,7 @@ def _counterexample(args: argparse.Namespace) -> int:
     if args.certificate:
         if not cx.valid:
             raise InputError("the construction did not certify; no certificate written")
-        from certdp.prdp.certificate import write_certificate  # noqa: PLC0415
+        from certdp.certificates.prdp_writer import write_certificate  # noqa: PLC0415
 
         write_certificate(cx, args.certificate)
         human += f"\n  certificate written to {args.certificate} (check with: certdp verify {args.certificate})"

@@ -9,7 +9,7 @@ D < 0.1, or any Gaussian with D = 0 — the answer is negative: exit code 1 and
 a one-line message (with ``--json``: ``{"eps": null, "reason": ...}``).
 Compositions without a closed-form profile (e.g. ``compose(laplace(scale=1),
 k=10)``, ``dpsgd(noise=1, rate=0.01, steps=100)``) are answered by a certified
-accountant (see :mod:`certdp.routing`); the output names it (``"method"`` in
+accountant (see :mod:`certdp.analyses.dispatch`); the output names it (``"method"`` in
 JSON).  Bad specs and values exit 2 with one line.  A mechanism whose profile
 is only an upper bound (``clip_reify``, ``profile("...")``, a general
 ``tradeoff``) gets the lower end 0 and says "upper bound only"
@@ -24,7 +24,7 @@ import argparse
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 from certdp.mechanisms import DeltaUnattainable, parse_spec
 from certdp.numerics.ball import digits_to_bits
-from certdp.routing import delta_of, eps_of
+from certdp.analyses.dispatch import delta_of, eps_of
 
 
 def _handler(args: argparse.Namespace) -> int:

@@ -16,10 +16,10 @@ from certdp.mechanisms.basic import (
     RandomizedResponse,
 )
 from certdp.mechanisms.catalog import CATALOG, catalog_listing, describe
-from certdp.mechanisms.evaluate import delta_enclosure, eps_enclosure
+from certdp.mechanisms.profile_values import delta_enclosure, eps_enclosure
 from certdp.mechanisms.params import CatalogMechanism, DeltaUnattainable, Param
 from certdp.mechanisms.spec import format_spec, parse_spec
-from certdp.mechanisms.tradeoff_specs import Icea, Sgd, Tradeoff
+from certdp.mechanisms.formula_specs import Icea, Sgd, Tradeoff
 from certdp.mechanisms.transforms import ClipReify, Compose, Subsample
 from certdp.mechanisms.user import Profile
 

@@ -11,7 +11,7 @@ from certdp.mechanisms.basic import (
     PureDP,
     RandomizedResponse,
 )
-from certdp.mechanisms.tradeoff_specs import Icea, Sgd, Tradeoff
+from certdp.mechanisms.formula_specs import Icea, Sgd, Tradeoff
 from certdp.mechanisms.transforms import ClipReify, Compose, Subsample, dpsgd
 from certdp.mechanisms.user import Profile
 

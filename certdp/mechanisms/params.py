@@ -147,7 +147,7 @@ class CatalogMechanism(Mechanism):
         """Enclosure of the smallest ε >= 0 with δ(ε) <= delta from a closed
         form (or a reduction to an inner mechanism), or None when there is
         none and the generic certified bisection of
-        :func:`certdp.mechanisms.evaluate.eps_enclosure` must be used.
+        :func:`certdp.mechanisms.profile_values.eps_enclosure` must be used.
         ``bits``: requested accuracy.  Raises :class:`DeltaUnattainable` when
         it is proved that no ε reaches ``delta``.
 

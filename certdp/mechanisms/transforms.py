@@ -91,7 +91,7 @@ class Subsample(CatalogMechanism):
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         """γ δ_M(ε) <= D  ⇔  ε >= ε_M(D/γ), and ε' = log(1 + γ(e^ε − 1)) is
         increasing in ε: map the inner enclosure through it."""
-        from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+        from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
         target = delta / self.rate
         if target >= 1:
@@ -115,7 +115,7 @@ class Compose(CatalogMechanism):
     ``compose(M, k1·k2)`` and ``compose(M, 1)`` is M.  Every other composition
     is a valid mechanism without a closed-form profile: :meth:`profile` and
     :meth:`delta_ball` raise InputError, and analyses route it to a certified
-    accountant (:mod:`certdp.routing`: the φ accountant, or the PLD accountant
+    accountant (:mod:`certdp.analyses.dispatch`: the φ accountant, or the PLD accountant
     for Poisson-subsampled Gaussians).
     """
 
@@ -171,7 +171,7 @@ class Compose(CatalogMechanism):
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         self._require_closed_form()
         if self.k == 1:
-            from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+            from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
             return eps_enclosure(self.mechanism, delta, bits=bits)
         if delta == 0:
@@ -242,7 +242,7 @@ class ClipReify(CatalogMechanism):
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         """min(δ_M, δ_lap) <= D  ⇔  ε >= min(ε_M(D), ε_lap(D)), with
         ε_lap(D) = max(ε_h + 2 log(1 − D), 0)."""
-        from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+        from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
         lap = Laplace(scale=1, sensitivity=self.eps_h).eps_for_delta(delta, bits)
         assert lap is not None

@@ -26,8 +26,8 @@ from pathlib import Path
 import sympy
 
 from certdp.errors import InputError
-from certdp.prdp.constructions import Counterexample
-from certdp.prdp.exactreal import format_exact, is_rational
+from certdp.analyses.prdp.constructions import Counterexample
+from certdp.analyses.prdp.exactreal import format_exact, is_rational
 
 KIND = "adp_not_prdp"
 

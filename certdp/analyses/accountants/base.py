@@ -14,8 +14,8 @@ the privacy profile of the composition with certified enclosures:
   non-increasing in ε, so ``delta(a).lo > δ`` proves ε* > a and
   ``delta(b).hi <= δ`` proves ε* <= b.
 
-Implementations: :mod:`certdp.accountants.phi` (characteristic-function /
-MGF inversion accountant, seed 002) and :mod:`certdp.accountants.pld`
+Implementations: :mod:`certdp.analyses.accountants.phi` (characteristic-function /
+MGF inversion accountant, seed 002) and :mod:`certdp.analyses.accountants.pld`
 (certified PLD accountant).
 """
 

@@ -5,7 +5,7 @@ A mechanism with privacy profile δ is GDP iff
     L = limsup_{ε→∞} ε² / (−2 log δ(ε))
 
 is finite, and then limsup_{ε→∞} G_δ(ε) = √L (the tail μ).  The asymptotic
-engine (:mod:`certdp.limits.engine`) computes the leading term of log δ(ε):
+engine (:mod:`certdp.analyses.limits.engine`) computes the leading term of log δ(ε):
 
 * δ(ε) = 0 for all ε ≥ T (certified T)        → L = 0, GDP;
 * log δ(ε) ~ −C ε² with C > 0 exact           → L = 1/(2C), GDP;
@@ -26,9 +26,9 @@ from typing import Any
 import sympy
 
 from certdp.errors import InputError
-from certdp.limits._balls import _NoBall, ball
-from certdp.limits.asymptotics import OO, ZERO_ORDER, Undecided, cmp_order, sign_of
-from certdp.limits.engine import Engine
+from certdp.analyses.limits._balls import _NoBall, ball
+from certdp.analyses.limits.asymptotics import OO, ZERO_ORDER, Undecided, cmp_order, sign_of
+from certdp.analyses.limits.engine import Engine
 from certdp.numerics.ball import working_precision
 from certdp.numerics.enclosure import Enclosure
 

@@ -48,7 +48,7 @@ from typing import Iterable, Literal
 
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
-from certdp.accountants.base import Accountant, check_count, check_delta, check_eps
+from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure

@@ -34,7 +34,7 @@ Each rule is an honest asymptotic statement and is recorded in the trace:
 * products, powers, exp, log: monomial arithmetic on lead / llead.
 * Max / Min / Piecewise: the eventual branch is chosen from the eventual
   sign of the branch difference; thresholds are certified separately
-  (:mod:`certdp.limits.thresholds`).
+  (:mod:`certdp.analyses.limits.thresholds`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Callable
 
 import sympy
 
-from certdp.limits._balls import const_sign
+from certdp.analyses.limits._balls import const_sign
 
 OO = sympy.oo
 

@@ -4,6 +4,6 @@ Public API: :func:`identify` -> :class:`Identification` (verdict, exact L,
 √L, certified tail μ, vanishing point, proof trace of :class:`Step`).
 """
 
-from certdp.limits.identify import Identification, Step, identify
+from certdp.analyses.limits.identify import Identification, Step, identify
 
 __all__ = ["Identification", "Step", "identify"]

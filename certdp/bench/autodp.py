@@ -1,6 +1,6 @@
 """Benchmark: certdp's certified φ accountant vs autodp's ``ComposeAFA``.
 
-Run ``python -m certdp.accountants.bench_autodp`` (needs ``autodp``; skipped
+Run ``python -m certdp.bench.autodp`` (needs ``autodp``; skipped
 with a message if it does not import).  For each case it prints autodp's float
 δ(ε) and time, certdp's enclosure and time, and whether autodp's value lies in
 the certified enclosure (its error is measured against the enclosure).
@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from certdp.accountants.pairs import GaussianPair, LaplacePair, RandomizedResponse
-from certdp.accountants.phi import PhiAccountant
+from certdp.analyses.accountants.pairs import GaussianPair, LaplacePair, RandomizedResponse
+from certdp.analyses.accountants.phi import PhiAccountant
 
 
 def _cases():

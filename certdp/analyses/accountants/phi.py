@@ -65,8 +65,8 @@ from typing import Iterable
 import sympy
 from flint import acb, arb
 
-from certdp.accountants.base import Accountant, RELATIONS, Relation, check_count, check_eps
-from certdp.accountants.pairs import (
+from certdp.analyses.accountants.base import Accountant, RELATIONS, Relation, check_count, check_eps
+from certdp.analyses.accountants.pairs import (
     FINITE_TYPES,
     ApproxDPPair,
     FinitePair,

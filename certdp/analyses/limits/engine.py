@@ -1,10 +1,10 @@
-"""The rule set of the asymptotic engine (see :mod:`certdp.limits.asymptotics`)."""
+"""The rule set of the asymptotic engine (see :mod:`certdp.analyses.limits.asymptotics`)."""
 
 from __future__ import annotations
 
 import sympy
 
-from certdp.limits.asymptotics import (
+from certdp.analyses.limits.asymptotics import (
     OO,
     ZERO,
     ZERO_ORDER,
@@ -17,8 +17,8 @@ from certdp.limits.asymptotics import (
     sign_of,
     sum_leading,
 )
-from certdp.limits.monotone import erfc_pair_data, split_erfc_term
-from certdp.limits.thresholds import Threshold, certify
+from certdp.analyses.limits.monotone import erfc_pair_data, split_erfc_term
+from certdp.analyses.limits.thresholds import Threshold, certify
 
 _I0, _I1 = sympy.Integer(0), sympy.Integer(1)
 

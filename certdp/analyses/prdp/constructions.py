@@ -46,9 +46,9 @@ from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
-from certdp.prdp.exactreal import Exact, as_exact, ball_of, format_exact, is_rational, lin_enclosure, lin_sign
-from certdp.prdp.finite import CheckResult, DiagonalMechanism, is_adp, is_prdp
-from certdp.prdp.rational import ball_bounds, certified_floor, simplest_between
+from certdp.analyses.prdp.exactreal import Exact, as_exact, ball_of, format_exact, is_rational, lin_enclosure, lin_sign
+from certdp.analyses.prdp.finite import CheckResult, DiagonalMechanism, is_adp, is_prdp
+from certdp.analyses.prdp.rational import ball_bounds, certified_floor, simplest_between
 
 ZERO = Fraction(0)
 

@@ -1,4 +1,4 @@
-"""Minimal certified ball evaluation of sympy expressions for :mod:`certdp.limits`.
+"""Minimal certified ball evaluation of sympy expressions for :mod:`certdp.analyses.limits`.
 
 Used only to certify thresholds (signs of constants, values at a point
 ε = T, limits of monotone pieces).  Supports the profile vocabulary: numbers,

@@ -17,7 +17,7 @@ import functools
 
 import sympy
 
-from certdp.limits.asymptotics import Undecided, sign_of
+from certdp.analyses.limits.asymptotics import Undecided, sign_of
 
 _FLIP = {"pos": "neg", "neg": "pos", "nonneg": "nonpos", "nonpos": "nonneg", None: None}
 

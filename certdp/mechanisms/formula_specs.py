@@ -1,5 +1,5 @@
 """Spec-grammar entries for the trade-off mechanisms of
-:mod:`certdp.mechanisms.tradeoff` (seed 000 §2, App. B).
+:mod:`certdp.mechanisms.formula` (seed 000 §2, App. B).
 
 * ``tradeoff("<σ formula in eps, delta>", sigma=σ)`` — any σ = f(ε, δ);
 * ``sgd(A=..., B=..., sigma=...)`` — σ = A ε⁻¹ √log(B/δ);
@@ -7,7 +7,7 @@
 
 These thin subclasses only declare parameters (for the parser, argument
 binding and ``certdp mechanisms``) and value equality; all mathematics is in
-:mod:`certdp.mechanisms.tradeoff`.  ``delta_ball`` is the *refined* profile
+:mod:`certdp.mechanisms.formula`.  ``delta_ball`` is the *refined* profile
 (certified branch and bound); ``profile()`` is the naive one (a valid,
 larger profile).
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from certdp.mechanisms.params import Param, bind_arguments
-from certdp.mechanisms.tradeoff import ICEAMechanism, SGDMechanism, TradeoffMechanism
+from certdp.mechanisms.formula import ICEAMechanism, SGDMechanism, TradeoffMechanism
 
 
 class _SpecEquality:

@@ -3,7 +3,7 @@
 Seed 003 (Thm A.10, Alg. 2, eqs. 8, 21, 23) computes the trade-off curve of a
 discrete PLD, the tight GDP parameter μ* = max_i Φ⁻¹(1−α_i) − Φ⁻¹(β_i) over
 its breakpoints, and the regret Δ.  certdp does the same with certified
-upper/lower PLDs (:mod:`certdp.accountants.pld`) and says exactly what is
+upper/lower PLDs (:mod:`certdp.analyses.accountants.pld`) and says exactly what is
 proved.
 
 Notation, one neighbouring relation at a time.  The upper PLD ν (masses

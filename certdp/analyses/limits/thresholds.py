@@ -3,7 +3,7 @@
 Two arguments, both stated in the trace:
 
 * **monotone crossing** -- d is monotone towards sign s on (0, ∞)
-  (:mod:`certdp.limits.monotone`) and s·d(T) ≥ 0, with T an exact root
+  (:mod:`certdp.analyses.limits.monotone`) and s·d(T) ≥ 0, with T an exact root
   (sympy ``solve`` on small exp/log/algebraic expressions, verified by
   simplification) or a dyadic point where the sign is certified in ball
   arithmetic;
@@ -21,9 +21,9 @@ from typing import Callable
 import sympy
 from flint import arb
 
-from certdp.limits._balls import _NoBall, ball
-from certdp.limits.asymptotics import Undecided, sign_of
-from certdp.limits.monotone import dsign, erfc_pair_positive, mono
+from certdp.analyses.limits._balls import _NoBall, ball
+from certdp.analyses.limits.asymptotics import Undecided, sign_of
+from certdp.analyses.limits.monotone import dsign, erfc_pair_positive, mono
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 

@@ -73,7 +73,7 @@ def _import_tool(tool: str) -> None:
     import importlib  # noqa: PLC0415
 
     modules = {"dp_accounting": ["dp_accounting"], "prv_accountant": ["prv_accountant.dpsgd"],
-               "gdpnum": ["gdpnum"]}.get(tool, ["certdp.accountants.pld", "certdp.tradeoff"])
+               "gdpnum": ["gdpnum"]}.get(tool, ["certdp.analyses.accountants.pld", "certdp.analyses.fdp"])
     for m in modules:
         importlib.import_module(m)
 
@@ -90,7 +90,7 @@ def _dpsgd_worker(tool: str, queue: object) -> None:
         if tool.startswith("certdp"):
             from fractions import Fraction  # noqa: PLC0415
 
-            from certdp.accountants.pld import PLDAccountant, SubsampledGaussian  # noqa: PLC0415
+            from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian  # noqa: PLC0415
 
             acc = PLDAccountant(h=Fraction(1, 1024), lower=(tool == "certdp two-sided"))
             acc = acc.compose(SubsampledGaussian(Fraction(c["noise"]), Fraction(c["rate"])), T)

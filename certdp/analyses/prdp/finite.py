@@ -11,7 +11,7 @@ Seed 004 (Def 2.2).  For neighbours ``a, b`` and ``S ⊆ B``:
   outputs with ``p_a(c) = 0`` carry no mass), so PrDP asks ``Σ_{S⁺} p_a ≤ δ``.
 
 Each membership ``c ∈ S⁺`` is a certified sign decision
-(:func:`certdp.prdp.exactreal.lin_sign`); the final comparison with ``δ`` too.
+(:func:`certdp.analyses.prdp.exactreal.lin_sign`); the final comparison with ``δ`` too.
 Results are frozen :class:`CheckResult` objects carrying the verdict, the
 margin ``δ - sup`` as an :class:`Enclosure` (``≥ 0`` iff the property holds)
 and, when it fails, a :class:`Witness` (pair and output set).
@@ -29,7 +29,7 @@ from certdp.errors import InputError
 from certdp.numerics.ball import MAX_PREC, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
-from certdp.prdp.exactreal import (
+from certdp.analyses.prdp.exactreal import (
     Exact,
     as_exact,
     ball_of,

@@ -2,8 +2,8 @@
 
 ``dpsgd(noise=σ, rate=q, steps=T, delta=δ)`` returns a certified enclosure of
 ε(δ) (or of δ(ε) with ``eps=``) from the certified PLD accountant
-(:mod:`certdp.accountants.pld`), and with ``mu=True`` a certified GDP report
-(:mod:`certdp.tradeoff`): μ with its residual ("μ-GDP except η"), the regret
+(:mod:`certdp.analyses.accountants.pld`), and with ``mu=True`` a certified GDP report
+(:mod:`certdp.analyses.fdp`): μ with its residual ("μ-GDP except η"), the regret
 of the reported μ, the advantage, and the exact tail bound
 
     strict μ >= √T/σ
@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from certdp.accountants.pld import PLDAccountant, SubsampledGaussian
+from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
 from certdp.errors import InputError
 from certdp.numerics.ball import working_precision
 from certdp.numerics.enclosure import Enclosure
@@ -107,7 +107,7 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     else:
         kw["delta"] = acc.delta(eps)
     if mu:
-        from certdp.tradeoff import gdp_report  # noqa: PLC0415
+        from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
         rep = gdp_report(acc, residual=residual, regret=regret)
         kw.update(mu=rep.mu, residual=rep.residual, regret=rep.regret,

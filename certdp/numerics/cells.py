@@ -1,5 +1,7 @@
-"""The two cell inequalities of GDP certificates (trusted kernel; imports only
-:mod:`certdp.numerics`, :mod:`certdp.expr` and sympy).
+"""The two cell inequalities of GDP certificates, shared by the search
+(:mod:`certdp.analyses.gdpt`) and the checker (trusted kernel: imports only
+:mod:`certdp.numerics`; the compiled profile P, P' comes from
+:func:`certdp.mechanisms.profile_functions.profile_functions`).
 
 A cell [a, b] proves δ_A <= δ_μ on [a, b] if either test holds:
 
@@ -24,36 +26,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-import sympy
 from flint import arb
 
-from certdp.errors import InputError
 from certdp.numerics.gdp import delta_mu_ball
 from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_series_ball, phi_ball
-
-
-def _step(*args: Any) -> sympy.Expr:
-    return sympy.Piecewise((0, args[0] < 0), (1, True))
-
-
-def profile_functions(mech: Any) -> tuple[Callable[[arb], arb], Callable[[arb], arb]] | None:
-    """(P, P') as compiled ball functions of the mechanism's profile expression,
-    or None when the expression or its derivative cannot be evaluated."""
-    from certdp.expr import compile_ball  # noqa: PLC0415
-    from certdp.mechanisms.base import EPS  # noqa: PLC0415
-
-    try:
-        p = mech.profile()
-        if not isinstance(p, sympy.Basic) or p.free_symbols - {EPS}:
-            return None
-        d = sympy.diff(p, EPS).replace(sympy.Heaviside, _step)
-        if d.has(sympy.DiracDelta) or d.has(sympy.Derivative) or d.has(sympy.Subs):
-            return None
-        fp = compile_ball(p, (EPS,))
-        fd = compile_ball(d, (EPS,))
-    except (InputError, NotImplementedError, TypeError, ValueError, AttributeError):
-        return None
-    return fp, fd
 
 
 def delta_mu_slope_ball(mu: arb, eps: arb) -> arb:

@@ -1,10 +1,10 @@
 """Which analysis answers a question about a mechanism.
 
 A mechanism with a closed-form privacy profile is evaluated directly
-(:mod:`certdp.mechanisms.evaluate`).  A composition without one goes to a
+(:mod:`certdp.mechanisms.profile_values`).  A composition without one goes to a
 certified accountant: Poisson-subsampled Gaussians (DP-SGD) to the PLD
-accountant (:mod:`certdp.accountants.pld`), everything else to the φ
-accountant (:mod:`certdp.accountants.phi`, exact for finite mechanisms).
+accountant (:mod:`certdp.analyses.accountants.pld`), everything else to the φ
+accountant (:mod:`certdp.analyses.accountants.phi`, exact for finite mechanisms).
 Every answer names the method that produced it.
 """
 
@@ -70,10 +70,10 @@ def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
     if getattr(mech, "name", None) != "compose" or getattr(mech, "has_closed_form", True):
         return None
     if is_subsampled_gaussian(mech.mechanism):
-        from certdp.accountants.pld import PLDAccountant  # noqa: PLC0415
+        from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
         return PLDAccountant().compose(mech), "certified PLD accountant (exact integer convolution)"
-    from certdp.accountants.phi import PhiAccountant  # noqa: PLC0415
+    from certdp.analyses.accountants.phi import PhiAccountant  # noqa: PLC0415
 
     return PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (seed 002)"
 
@@ -84,7 +84,7 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None) -> Answer
     if found is not None:
         acc, method = found
         return _answer(mech, acc.delta(eps), method)
-    from certdp.mechanisms.evaluate import delta_enclosure  # noqa: PLC0415
+    from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
 
     return _answer(mech, delta_enclosure(mech, eps, bits=bits), "closed-form privacy profile")
 
@@ -96,7 +96,7 @@ def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None) -> Answer
     if found is not None:
         acc, method = found
         return _answer(mech, acc.epsilon(delta), method)
-    from certdp.mechanisms.evaluate import eps_enclosure  # noqa: PLC0415
+    from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
     return _answer(mech, eps_enclosure(mech, delta, bits=bits), "closed-form privacy profile")
 
@@ -119,7 +119,7 @@ class GDPAnswer:
     with η enclosed by ``residual`` (None: η = 0, full μ-GDP proved).
     ``strict_mu_at_least`` (if set) is a certified lower bound on the strict
     GDP parameter from the tail (seed 000 Thm 4.4).  ``measurement`` is the
-    :class:`certdp.gdpt.Measurement` when one was run (it can write a certificate).
+    :class:`certdp.analyses.gdpt.Measurement` when one was run (it can write a certificate).
     """
 
     mu: Enclosure
@@ -167,14 +167,14 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
         acc, method = found
         if not is_subsampled_gaussian(mech.mechanism):
             raise InputError(f"{mech.spec()}: GDP reporting for this composition is not supported yet")
-        from certdp.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
-        from certdp.tradeoff import gdp_report  # noqa: PLC0415
+        from certdp.analyses.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
+        from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
         rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
         strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
         return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)",
                          None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
-    from certdp.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
+    from certdp.analyses.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
 
     m = measure(mech, width=width, eps_max=eps_max, eta_max=DEFAULT_ETA_MAX if eta_max is None else eta_max)
     residual = None if m.tail.kind == "zero" else m.residual

@@ -18,7 +18,7 @@ convexity of δ_μ in ε, or a log-space Newton step when the gap is large), so
 only cells near the maximiser of G are small ("split only where needed").
 When the profile expression has an evaluable derivative, a cell may instead be
 proved by the second-order (mean value) test of
-:mod:`certdp.certificates.cells`; near the maximiser cells then shrink like
+:mod:`certdp.numerics.cells`; near the maximiser cells then shrink like
 √margin instead of margin (Laplace, width 1e-9: 40 cells instead of ~10⁵).
 μ⁺ is tightened by bisection on this check.  A lower bound μ⁻ comes from a
 certified witness ε*: μ⁻ <= μ_GDP(ε*, lower(δ_A(ε*))) <= G(ε*).
@@ -68,7 +68,8 @@ from certdp.numerics.gdp import (
     delta_mu_ball,
     mu_from_eps_delta,
 )
-from certdp.certificates.cells import profile_functions, second_order_holds
+from certdp.mechanisms.profile_functions import profile_functions
+from certdp.numerics.cells import second_order_holds
 from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_series_ball, phi_ball
 
 #: Default absolute width of the μ enclosure.
@@ -331,7 +332,7 @@ def _cover2(
     max_cells: int = MAX_CELLS,
 ) -> _Cover:
     """Like :func:`_cover`, but each cell may also be proved by the second-order
-    (mean value) test of :mod:`certdp.certificates.cells`; the larger proved
+    (mean value) test of :mod:`certdp.numerics.cells`; the larger proved
     step wins.  Near the maximiser of G cells then shrink like √margin, not margin."""
     P, dP = fns
     a = Fraction(0)
@@ -632,9 +633,9 @@ def _witness_lower(mech: Mechanism, eps: Fraction, width: Fraction, counter: _Co
 
 
 def _identify_tail(mech: Mechanism) -> tuple[str | None, Enclosure | None]:
-    """(L as a string, enclosure of √L) from certdp.limits when available."""
+    """(L as a string, enclosure of √L) from certdp.analyses.limits when available."""
     try:
-        from certdp.limits import identify  # noqa: PLC0415
+        from certdp.analyses.limits import identify  # noqa: PLC0415
     except ImportError:
         return None, None
     try:

@@ -1,1 +1,0 @@
-"""Certified privacy accountants (see :mod:`certdp.accountants.base`)."""

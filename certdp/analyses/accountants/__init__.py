@@ -1,0 +1,1 @@
+"""Certified privacy accountants (see :mod:`certdp.analyses.accountants.base`)."""
