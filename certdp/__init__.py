@@ -19,7 +19,7 @@ from certdp.numerics import (
     tradeoff_mu,
 )
 
-__version__ = "0.1.0"
+from certdp.meta import VERSION as __version__  # noqa: E402  (read from package metadata)
 
 
 def verify(path: str):  # noqa: ANN201 - returns certdp.certificates.CheckResult

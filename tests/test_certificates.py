@@ -6,6 +6,8 @@ the Laplace mechanism), never by certdp code.
 
 from __future__ import annotations
 
+from certdp.certificates.writer import measurement_certificate
+
 import ast
 import json
 import pathlib
@@ -21,7 +23,8 @@ from certdp.certificates import MalformedCertificate, check, verify
 from certdp.errors import InputError
 from certdp.certificates.writer import write
 from certdp.cli import main
-from certdp.analyses.gdpt import measure, not_gdp_certificate
+from certdp.analyses.gdpt import measure
+from certdp.certificates.writer import not_gdp_certificate
 from certdp.mechanisms.spec import parse_spec
 
 @pytest.fixture(autouse=True)
@@ -85,13 +88,13 @@ def _laplace_truth(theta):
 @pytest.fixture(scope="module")
 def lap_doc():
     r = measure(parse_spec("laplace(scale=1/2)"), width="1e-3")
-    return r.certificate()
+    return measurement_certificate(r)
 
 
 @pytest.fixture(scope="module")
 def head_doc():
     r = measure(parse_spec('profile("exp(-eps**2)/2")'), width="1e-3")
-    return r.certificate()
+    return measurement_certificate(r)
 
 
 def test_roundtrip_valid(lap_doc, tmp_path):

@@ -14,6 +14,8 @@ quadrature of the two output densities; Gaussian/Laplace closed forms.
 
 from __future__ import annotations
 
+from certdp.certificates.writer import measurement_certificate
+
 import json
 
 import mpmath
@@ -24,8 +26,8 @@ from hypothesis import strategies as st
 from certdp.audit.claims import Claim
 from certdp.audit.verdicts import CONFIRMED, REFUTED, audit_claim
 from certdp.certificates import check
-from certdp.certificates.check_dp import certificate as dp_certificate
-from certdp.certificates.writer import not_gdp_certificate as write_not_gdp
+from certdp.certificates.writer import dp_certificate
+from certdp.certificates.writer import not_gdp_document as write_not_gdp
 from certdp.cli import main
 from certdp.analyses.gdpt import measure
 from certdp.mechanisms import parse_spec
@@ -64,7 +66,7 @@ def test_unproved_hypotheses_are_recursive(spec):
 def test_wrapped_unproved_profile_certificate_states_hypotheses(spec, tmp_path):
     m = measure(parse_spec(spec), width="1e-3")
     assert m.assumptions and m.mu.lo == 0  # user profile: upper bound only
-    doc = m.certificate()
+    doc = measurement_certificate(m)
     assert doc["claim"]["assumptions"] == list(m.assumptions)
     res = check(doc)
     assert res.valid and not res.unconditional and res.assumptions
@@ -138,7 +140,7 @@ def test_clip_reify_is_an_upper_bound_only():
 def test_clip_reify_measure_has_no_lower_end():
     m = measure(parse_spec(CLIPPED), width="1e-3")
     assert m.mu.lo == 0 and m.witness_eps is None
-    assert "mu_lower" not in m.certificate()["claim"]
+    assert "mu_lower" not in measurement_certificate(m)["claim"]
     assert "upper bound only" in m.statement()
 
 

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS
+from certdp.analyses.noise_refinement import refine_noise
 from certdp.mechanisms.formula import (
     DELTA,
     TradeoffMechanism,
     icea,
-    refine_noise,
     sgd,
 )
 from certdp.numerics.ball import to_ball, working_precision

@@ -136,19 +136,6 @@ class GDPAnswer:
         """Strict μ-GDP with μ known exactly (the Gaussian route)."""
         return self.method.startswith("exact")
 
-    def certificate(self) -> dict:
-        """A certificate of what was proved: ``gdp_exact`` for the exact route,
-        the measurement's ``gdp``/``gdp_head`` otherwise.  Accountant-based
-        reports cannot be certified yet (InputError)."""
-        if self.exact:
-            from certdp.certificates.check_exact import certificate  # noqa: PLC0415
-            from certdp.certificates.writer import CLAIM_DIGITS  # noqa: PLC0415
-
-            return certificate(self.spec, self.mu.hi_str(CLAIM_DIGITS), self.mu.lo_str(CLAIM_DIGITS), self.assumptions)
-        if self.measurement is not None:
-            return self.measurement.certificate()  # type: ignore[attr-defined]
-        raise InputError("certificates for accountant-based GDP reports are not supported yet")
-
 
 def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object | None = None, *,
            eps_max: object | None = None, eta_max: object | None = None) -> GDPAnswer:

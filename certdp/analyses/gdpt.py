@@ -518,11 +518,6 @@ class Measurement:
             "assumptions": list(self.assumptions),
         }
 
-    def certificate(self) -> dict[str, Any]:
-        """A ``certdp-certificate`` JSON document (see docs/certificates.md)."""
-        from certdp.certificates.writer import measurement_certificate  # noqa: PLC0415
-
-        return measurement_certificate(self)
 
 
 # ---------------------------------------------------------------------------
@@ -906,16 +901,3 @@ def find_not_gdp_witness(mechanism: Mechanism, mu: object, *, eps_max: object = 
         if lower_bound(y) > upper_bound(delta_mu_cert_ball(m, p, 96)):
             return p
     return None
-
-
-def not_gdp_certificate(mechanism: Mechanism, mu: object, *, eps_max: object = 256) -> dict[str, Any]:
-    """Certificate (kind ``not_gdp``) that the mechanism is not μ-GDP; InputError if no witness is found."""
-    from certdp.certificates.writer import not_gdp_certificate as _write  # noqa: PLC0415
-
-    if not mechanism.profile_kind.bounds_from_below:
-        raise InputError(f"{mechanism!r}: its profile is {mechanism.profile_kind.value}, "
-                         "which cannot show that the mechanism is not μ-GDP")
-    p = find_not_gdp_witness(mechanism, mu, eps_max=eps_max)
-    if p is None:
-        raise InputError(f"no witness found that {mechanism!r} is not {mu}-GDP on [0, {eps_max}]")
-    return _write(mechanism.spec(), exact(mu, "mu"), p, tuple(mechanism.assumptions))

@@ -123,7 +123,7 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
         detail = f"witness: at ε = {eps_s}, δ ≥ {ans.enclosure.lo_str(8)} > {delta_s}"
     cert = None
     if want_certificate and holds is not None and getattr(mech, "has_closed_form", True):
-        from certdp.certificates.check_dp import certificate  # noqa: PLC0415
+        from certdp.certificates.writer import dp_certificate as certificate  # noqa: PLC0415
 
         # certify what was decided: the claim if confirmed, its negation if refuted
         cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
@@ -152,7 +152,11 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     enc = ans.mu
     mu_s = _s(claim.mu)
     m = ans.measurement
-    cert = ans.certificate() if (want_certificate and (ans.exact or m is not None)) else None
+    cert = None
+    if want_certificate and (ans.exact or m is not None):
+        from certdp.certificates.writer import gdp_certificate  # noqa: PLC0415
+
+        cert = gdp_certificate(ans)
 
     def verdict(v: str, valid: bool | None, detail: str) -> Verdict:
         return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert if v == CONFIRMED else None,
@@ -207,7 +211,7 @@ def _value(claim: Claim) -> Verdict:
         assumptions = tuple(mech.assumptions)
         method = "certified switch point of the refined profile (seed 000 App. B)"
     elif q.startswith("refined_"):
-        from certdp.mechanisms.formula import refine_noise  # noqa: PLC0415
+        from certdp.analyses.noise_refinement import refine_noise  # noqa: PLC0415
 
         res = refine_noise(claim.formula, claim.at["eps"], claim.at["delta"])
         enc = {"refined_sigma": res.sigma, "refined_eps0": res.eps0, "refined_delta0": res.delta0}[q]

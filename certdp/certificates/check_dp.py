@@ -27,35 +27,12 @@ from certdp.certificates.schema import (
     _fields,
     number_string,
 )
-from certdp.certificates.facts import known_facts_step
+from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound, working_precision
-from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
-
-
-def certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: Enclosure, precision: int = 128,
-                assumptions: tuple[str, ...] = ()) -> dict:
-    """The certificate document for a decided (not_)dp claim (writer side);
-    ``assumptions`` are the mechanism's unproved hypotheses, stated in the claim."""
-    from certdp import __version__  # noqa: PLC0415
-
-    if kind not in KINDS:
-        raise ValueError(kind)
-    from certdp.numerics.exact import fraction_to_str  # noqa: PLC0415
-
-    return {
-        "format": "certdp-certificate",
-        "version": 1,
-        "claim": {"kind": kind, "eps": fraction_to_str(exact(eps, "eps")), "delta": fraction_to_str(exact(delta, "delta")),
-                  **({"assumptions": list(assumptions)} if assumptions else {})},
-        "mechanism": spec,
-        "evidence": {"delta_at_eps": delta_at_eps.to_json()},
-        "precision": precision,
-        "producer": f"certdp {__version__}",
-    }
 
 
 def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -77,12 +54,7 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
         raise MalformedCertificate(str(err)) from None
     if eps < 0 or not 0 <= delta < 1:
         raise MalformedCertificate("claim needs eps >= 0 and 0 <= delta < 1")
-    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-
-    try:
-        mech = parse_spec(doc["mechanism"])
-    except InputError as err:
-        raise MalformedCertificate(f"mechanism: {err}") from None
+    mech = parse_mechanism(doc)
     if not getattr(mech, "has_closed_form", True):
         raise MalformedCertificate("mechanism has no closed-form profile; (not_)dp certificates need one")
     return mech, eps, delta

@@ -23,26 +23,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
-from certdp.certificates.facts import known_facts_step
+from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.certificates.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
 from certdp.errors import InputError
 from certdp.numerics.exact import exact
 
 KINDS = ("gdp_exact",)
 ARGUMENT = "gaussian trade-off curve"
-
-
-def certificate(spec: str, mu_hi: str, mu_lo: str | None = None, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The document (writer side); ``mu_hi``/``mu_lo`` are decimal strings
-    rounded outward (up/down) by the caller."""
-    from certdp.certificates.writer import envelope  # noqa: PLC0415
-
-    claim: dict[str, Any] = {"kind": "gdp_exact", "mu": mu_hi}
-    if mu_lo is not None:
-        claim["mu_lower"] = mu_lo
-    if assumptions:
-        claim["assumptions"] = list(assumptions)
-    return envelope(claim, spec, {"argument": ARGUMENT}, precision=64)
 
 
 def _number(doc: Mapping[str, Any], key: str) -> Fraction:
@@ -67,12 +54,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     mu_lo = _number(doc, "mu_lower") if "mu_lower" in claim else None
     if mu <= 0:
         raise MalformedCertificate("claim.mu must be positive")
-    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-
-    try:
-        mech = parse_spec(doc["mechanism"])
-    except InputError as err:
-        raise MalformedCertificate(f"mechanism: {err}") from None
+    mech = parse_mechanism(doc)
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step

@@ -35,7 +35,7 @@ from flint import arb
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.profile_functions import profile_functions
 from certdp.numerics.cells import second_order_holds
-from certdp.certificates.facts import assumptions_of, known_facts_step
+from certdp.certificates.facts import assumptions_of, known_facts_step, parse_mechanism
 from certdp.certificates.schema import (
     GDP_KINDS,
     MalformedCertificate,
@@ -116,9 +116,7 @@ def _decide(test, prec: int, what: str) -> None:
 @functools.lru_cache(maxsize=32)
 def _functions_for_spec(spec: str) -> Any:
     """(P, P') of a spec's profile expression (cached: a pure function of the spec)."""
-    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-
-    return profile_functions(parse_spec(spec))
+    return profile_functions(parse_mechanism({"mechanism": spec}))
 
 
 def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
@@ -219,13 +217,7 @@ KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp"
 
 
 def _kind_modules() -> list:
-    out = []
-    for name in KIND_MODULES:
-        try:
-            out.append(importlib.import_module(name))
-        except ImportError:  # pragma: no cover
-            continue
-    return out
+    return [importlib.import_module(name) for name in KIND_MODULES]
 
 
 def check(doc: Any) -> CheckResult:
@@ -238,14 +230,7 @@ def check(doc: Any) -> CheckResult:
     kind = doc["claim"]["kind"]
     if kind in GDP_KINDS:
         validate_gdp(doc)
-        try:
-            from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-        except ImportError as err:  # pragma: no cover
-            raise MalformedCertificate(f"mechanism spec parser unavailable: {err}") from None
-        try:
-            mech = parse_spec(doc["mechanism"])
-        except InputError as err:
-            raise MalformedCertificate(f"mechanism: {err}") from None
+        mech = parse_mechanism(doc)
         summary = claim_summary(doc)
         try:
             _check_gdp(doc, mech)

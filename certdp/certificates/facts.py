@@ -11,6 +11,25 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from certdp.certificates.schema import MalformedCertificate
+from certdp.errors import InputError
+
+#: Catalog entries the checker refuses: the σ-formula mechanisms need symbolic
+#: solving (``tradeoff``) and a float-guided search for the switch point of
+#: their refined profile, which the independent checker does not do.
+NOT_CHECKABLE = ("tradeoff", "sgd", "icea")
+
+
+def parse_mechanism(doc: Mapping[str, Any]) -> Any:
+    """The certificate's mechanism, parsed by the spec grammar (no eval);
+    MalformedCertificate on any problem."""
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    if not isinstance(doc.get("mechanism"), str):
+        raise MalformedCertificate("mechanism must be a spec string")
+    try:
+        return parse_spec(doc["mechanism"], exclude=NOT_CHECKABLE)
+    except InputError as err:
+        raise MalformedCertificate(f"mechanism: {err}") from None
 
 
 def known_facts_step(doc: Mapping[str, Any], mech: Any) -> str | None:

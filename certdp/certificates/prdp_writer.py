@@ -34,7 +34,7 @@ KIND = "adp_not_prdp"
 
 def counterexample_certificate(cx: Counterexample, *, precision: int = 128) -> dict:
     """The certificate document of a certified counterexample."""
-    from certdp import __version__  # noqa: PLC0415
+    from certdp.meta import VERSION as __version__  # noqa: PLC0415
 
     if not cx.valid:
         raise InputError("refusing to write a certificate for a construction that did not certify")

@@ -12,10 +12,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from certdp.certificates.schema import FORMAT, VERSION
-from certdp.numerics.enclosure import decimal_string
-from certdp.numerics.exact import fraction_to_str
+from certdp.mechanisms.format import format_number
+from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
+from certdp.errors import InputError
+from certdp.numerics.enclosure import Enclosure, decimal_string
+from certdp.numerics.exact import exact, fraction_to_str
 
 if TYPE_CHECKING:  # pragma: no cover
+    from certdp.analyses.dispatch import GDPAnswer
     from certdp.analyses.gdpt import Measurement
 
 #: Starting precision (bits) the checker is told to use.
@@ -24,20 +28,24 @@ DEFAULT_PRECISION = 96
 CLAIM_DIGITS = 25
 
 
-def producer() -> str:
-    from certdp import __version__  # noqa: PLC0415
-
-    return f"certdp {__version__}"
+from certdp.meta import producer  # noqa: E402  (re-exported: the producer string)
 
 
 def number(q: Fraction) -> str:
     """Exact short string of a rational (decimal when it terminates)."""
-    try:
-        from certdp.mechanisms.spec import format_number  # noqa: PLC0415
+    return format_number(q)
 
-        return format_number(q)
-    except ImportError:  # pragma: no cover
-        return fraction_to_str(q)
+
+def refuse_uncheckable(spec: str) -> None:
+    """InputError when the checker could not re-check a certificate for ``spec``."""
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.mechanisms.spec import tokenize  # noqa: PLC0415
+
+    names = {t.text for t in tokenize(spec) if t.kind == "name"}
+    bad = sorted(names & set(NOT_CHECKABLE))
+    if bad:
+        raise InputError(f"certificates for {', '.join(bad)}(...) are not supported yet: the independent "
+                         "checker does not run the search their refined profile needs")
 
 
 def envelope(claim: dict[str, Any], mechanism: str, evidence: dict[str, Any], precision: int = DEFAULT_PRECISION) -> dict[str, Any]:
@@ -55,6 +63,7 @@ def envelope(claim: dict[str, Any], mechanism: str, evidence: dict[str, Any], pr
 def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     """Certificate of a :class:`certdp.analyses.gdpt.Measurement`: kind ``gdp`` (zero tail)
     or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive."""
+    refuse_uncheckable(m.spec)
     zero = m.tail.kind == "zero"
     claim: dict[str, Any] = {
         "kind": "gdp" if zero else "gdp_head",
@@ -75,7 +84,7 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     return envelope(claim, m.spec, evidence)
 
 
-def not_gdp_certificate(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+def not_gdp_document(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of "not μ-GDP" from a witness ε with δ_A(ε) > δ_μ(ε)."""
     claim: dict[str, Any] = {"kind": "not_gdp", "mu": number(mu)}
     if assumptions:
@@ -88,3 +97,56 @@ def write(doc: dict[str, Any], path: str) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
+
+
+def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "Enclosure", precision: int = 128,
+                   assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Certificate of a decided ``dp`` / ``not_dp`` claim (checked by
+    :mod:`certdp.certificates.check_dp`); ``assumptions`` are the mechanism's
+    unproved hypotheses, stated in the claim."""
+    if kind not in ("dp", "not_dp"):
+        raise ValueError(kind)
+    claim: dict[str, Any] = {"kind": kind, "eps": fraction_to_str(exact(eps, "eps")),
+                             "delta": fraction_to_str(exact(delta, "delta"))}
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    return envelope(claim, spec, {"delta_at_eps": delta_at_eps.to_json()}, precision)
+
+
+def exact_gdp_certificate(spec: str, mu_hi: str, mu_lo: str | None = None,
+                          assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Certificate of kind ``gdp_exact`` (checked by :mod:`certdp.certificates.check_exact`);
+    ``mu_hi``/``mu_lo`` are decimal strings rounded outward (up/down)."""
+    claim: dict[str, Any] = {"kind": "gdp_exact", "mu": mu_hi}
+    if mu_lo is not None:
+        claim["mu_lower"] = mu_lo
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    return envelope(claim, spec, {"argument": EXACT_ARGUMENT}, precision=64)
+
+
+def gdp_certificate(answer: "GDPAnswer") -> dict[str, Any]:
+    """Certificate of what :func:`certdp.analyses.dispatch.gdp_of` proved:
+    ``gdp_exact`` for the exact route, the measurement's ``gdp``/``gdp_head``
+    otherwise.  Accountant-based reports cannot be certified yet (InputError)."""
+    if answer.exact:
+        return exact_gdp_certificate(answer.spec, answer.mu.hi_str(CLAIM_DIGITS), answer.mu.lo_str(CLAIM_DIGITS),
+                                     answer.assumptions)
+    if answer.measurement is not None:
+        return measurement_certificate(answer.measurement)  # type: ignore[arg-type]
+    raise InputError("certificates for accountant-based GDP reports are not supported yet")
+
+
+def not_gdp_certificate(mechanism: Any, mu: object, *, eps_max: object = 256) -> dict[str, Any]:
+    """Certificate (kind ``not_gdp``) that the mechanism is not μ-GDP, from a
+    witness found by :func:`certdp.analyses.gdpt.find_not_gdp_witness`;
+    InputError if the profile cannot bound from below or no witness is found."""
+    from certdp.analyses.gdpt import find_not_gdp_witness  # noqa: PLC0415
+
+    if not mechanism.profile_kind.bounds_from_below:
+        raise InputError(f"{mechanism!r}: its profile is {mechanism.profile_kind.value}, "
+                         "which cannot show that the mechanism is not μ-GDP")
+    p = find_not_gdp_witness(mechanism, mu, eps_max=eps_max)
+    if p is None:
+        raise InputError(f"no witness found that {mechanism!r} is not {mu}-GDP on [0, {eps_max}]")
+    return not_gdp_document(mechanism.spec(), exact(mu, "mu"), p, tuple(mechanism.assumptions))

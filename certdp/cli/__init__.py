@@ -35,7 +35,7 @@ COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from certdp import __version__
+    from certdp.meta import VERSION as __version__
 
     parser = argparse.ArgumentParser(
         prog="certdp",

@@ -83,6 +83,7 @@ def _tour() -> dict:
     from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian  # noqa: PLC0415
     from certdp.certificates import verify  # noqa: PLC0415
     from certdp.analyses.gdpt import measure  # noqa: PLC0415
+    from certdp.certificates.writer import measurement_certificate  # noqa: PLC0415
     from certdp.analyses.limits import identify  # noqa: PLC0415
     from certdp.mechanisms import parse_spec  # noqa: PLC0415
 
@@ -91,7 +92,7 @@ def _tour() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "laplace.json")
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump(lap.certificate(), fh)
+            json.dump(measurement_certificate(lap), fh)
         checked = verify(path)
     acc = PLDAccountant(lower=False).compose(SubsampledGaussian(Fraction(94, 10), Fraction(32768, 100000)), 2000)
     return {

@@ -25,9 +25,9 @@ def _run(args: argparse.Namespace) -> int:
     mech = parse_spec(args.spec)
     ans = gdp_of(mech, width=args.width, eps_max=args.eps_max, eta_max=args.eta_max)
     if args.certificate:
-        from certdp.certificates.writer import write  # noqa: PLC0415
+        from certdp.certificates.writer import gdp_certificate, write  # noqa: PLC0415
 
-        write(ans.certificate(), args.certificate)
+        write(gdp_certificate(ans), args.certificate)
     m = ans.measurement
     if m is not None:
         data = m.to_json()

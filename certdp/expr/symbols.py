@@ -18,6 +18,12 @@ EPS = sympy.Symbol("eps", nonnegative=True, real=True)
 #: The variable x of penalty functions g(x) (positive real; seed 004).
 X = sympy.Symbol("x", positive=True, real=True)
 
+#: The δ variable of σ = f(ε, δ) formulas (seed 000 §2), and positive
+#: versions of ε and δ used when solving such formulas for δ.
+DELTA = sympy.Symbol("delta", real=True)
+DELTA_POS = sympy.Symbol("delta", positive=True)
+EPS_POS = sympy.Symbol("eps", positive=True)
+
 _KNOWN = {"eps": EPS, "x": X}
 
 

@@ -19,7 +19,6 @@ from certdp.mechanisms.catalog import CATALOG, catalog_listing, describe
 from certdp.mechanisms.profile_values import delta_enclosure, eps_enclosure
 from certdp.mechanisms.params import CatalogMechanism, DeltaUnattainable, Param
 from certdp.mechanisms.spec import format_spec, parse_spec
-from certdp.mechanisms.formula_specs import Icea, Sgd, Tradeoff
 from certdp.mechanisms.transforms import ClipReify, Compose, Subsample
 from certdp.mechanisms.user import Profile
 
@@ -50,3 +49,11 @@ __all__ = [
     "Sgd",
     "Icea",
 ]
+
+
+def __getattr__(name: str):  # lazy: the σ-formula mechanisms load search code
+    if name in ("Tradeoff", "Sgd", "Icea"):
+        from certdp.mechanisms.catalog import entry  # noqa: PLC0415
+
+        return entry(name.lower())
+    raise AttributeError(name)

@@ -127,7 +127,7 @@ class Mechanism(ABC):
 
     def spec(self) -> str:
         """The canonical spec string, ``name(key=value, ...)``."""
-        from certdp.mechanisms.spec import format_spec  # noqa: PLC0415
+        from certdp.mechanisms.format import format_spec  # noqa: PLC0415
 
         return format_spec(self)
 

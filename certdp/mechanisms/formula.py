@@ -53,9 +53,7 @@ from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
 #: The δ variable of trade-off formulas (a real symbol named ``delta``).
-DELTA = sympy.Symbol("delta", real=True)
-_DPOS = sympy.Symbol("delta", positive=True)
-_EPOS = sympy.Symbol("eps", positive=True)
+from certdp.expr.symbols import DELTA, DELTA_POS as _DPOS, EPS_POS as _EPOS  # noqa: E402
 _X = sympy.Symbol("_eps0", positive=True)
 
 _MAX_CELLS = 4000
@@ -104,34 +102,6 @@ def _ev(e: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb:
     (:func:`certdp.expr.evaluate_ball`; non-finite on domain violations such
     as division by a ball containing 0)."""
     return evaluate_ball(e, env)
-
-
-def _solve_naive(formula: sympy.Expr, sigma: Fraction) -> sympy.Expr:
-    """The unique closed-form δ with formula(ε, δ) = σ, as an expression in EPS."""
-    f = formula.xreplace({EPS: _EPOS, DELTA: _DPOS})
-    try:
-        sols = sympy.solve(sympy.Eq(f, sympy.Rational(sigma.numerator, sigma.denominator)), _DPOS)
-    except (NotImplementedError, ValueError, TypeError) as err:  # sympy's "no algorithm" and kin
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(f"cannot solve sigma = {formula} for delta in closed form ({first})") from None
-    if len(sols) != 1:
-        raise InputError(
-            f"cannot solve sigma = {formula} for delta in closed form with a unique solution (got {sols})"
-        )
-    sol = sympy.sympify(sols[0]).xreplace({_EPOS: EPS})
-    if sol.free_symbols - {EPS}:
-        raise InputError(f"solution {sol} of the trade-off equation has unexpected symbols")
-    _check_supported(sol)
-    # independent check of the solution at two exact points (ball arithmetic)
-    with working_precision(128):
-        for e0 in (Fraction(1, 2), Fraction(3, 2)):
-            d = _ev(sol, {EPS: to_ball(e0)})
-            if not (d.is_finite() and d > 0):
-                raise InputError(f"solved delta {sol} is not positive at eps = {e0}")
-            r = _ev(formula, {EPS: to_ball(e0), DELTA: d}) - to_ball(sigma)
-            if not (r.is_finite() and abs(r) < arb(2) ** -60):
-                raise InputError(f"solved delta {sol} does not satisfy sigma = {formula} at eps = {e0}")
-    return sol
 
 
 # --------------------------------------------------------------------------
@@ -193,12 +163,22 @@ class TradeoffMechanism(Mechanism):
         sigma_formula: object,
         sigma: object,
         parameters: Mapping[str, object] | None = None,
+        naive: sympy.Expr | None = None,
     ) -> None:
+        """``naive``: the closed-form δ̂(ε) solving σ = f(ε, δ) when the caller
+        knows it (SGD, ICEA); otherwise it is found by symbolic solving
+        (:mod:`certdp.mechanisms.formula_solve`, which the certificate checker
+        never loads)."""
         self._formula = _to_formula(sigma_formula, parameters)
         self._sigma = exact(sigma, "sigma")
         if self._sigma <= 0:
             raise InputError(f"sigma must be positive, got {self._sigma}")
-        self._sol = _solve_naive(self._formula, self._sigma)
+        if naive is None:
+            from certdp.mechanisms.formula_solve import solve_naive  # noqa: PLC0415 (search code, loaded on demand)
+
+            naive = solve_naive(self._formula, self._sigma)
+        _check_supported(naive)
+        self._sol = naive
         self._dsol = sympy.diff(self._sol, EPS)
 
     # ---- protocol ---------------------------------------------------------
@@ -546,7 +526,11 @@ class SGDMechanism(TradeoffMechanism):
             raise InputError(f"sgd: A and B must be positive, got A={a}, B={bb}")
         self._sgd_params = {"A": a, "B": bb, "sigma": exact(sigma, "sigma")}
         ra, rb = sympy.Rational(a.numerator, a.denominator), sympy.Rational(bb.numerator, bb.denominator)
-        super().__init__(ra / EPS * sympy.sqrt(sympy.log(rb / DELTA)), sigma)
+        s = exact(sigma, "sigma")
+        rs = sympy.Rational(s.numerator, s.denominator)
+        # A/ε √log(B/δ) = σ  ⇔  δ = B exp(−(σε/A)²)
+        super().__init__(ra / EPS * sympy.sqrt(sympy.log(rb / DELTA)), sigma,
+                         naive=rb * sympy.exp(-((rs * EPS / ra) ** 2)))
 
     @property
     def params(self) -> Mapping[str, Any]:
@@ -590,7 +574,9 @@ class ICEAMechanism(TradeoffMechanism):
             raise InputError(f"icea: m and n must be positive, got m={mm}, n={nn}")
         self._icea_params = {"m": mm, "n": nn}
         rn = sympy.Rational(nn.numerator, nn.denominator)
-        super().__init__(10 * sympy.log(rn / (EPS * DELTA)), mm)
+        rm = sympy.Rational(mm.numerator, mm.denominator)
+        # 10 log(n/(εδ)) = m  ⇔  δ = n e^{−m/10}/ε
+        super().__init__(10 * sympy.log(rn / (EPS * DELTA)), mm, naive=rn * sympy.exp(-rm / 10) / EPS)
 
     @property
     def params(self) -> Mapping[str, Any]:
@@ -615,45 +601,6 @@ def icea(m: object, n: object) -> ICEAMechanism:
     return ICEAMechanism(m, n)
 
 
-# --------------------------------------------------------------------------
-# noise refinement (seed 000 App. C, §5.2)
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NoiseRefinement:
-    """Result of :func:`refine_noise`: the certified optimum σ⁻ and where it is attained.
-
-    ``eps0`` encloses every minimiser ε0 of F(ε0) = f(ε0, δ0(ε0)) on
-    [ε, ε0_max]; ``delta0`` = δ0(eps0); ``naive_sigma`` = f(ε, δ)."""
-
-    sigma: Enclosure
-    eps0: Enclosure
-    delta0: Enclosure
-    naive_sigma: Enclosure
-    #: unproved hypotheses the optimum rests on (empty when sympy proves f
-    #: non-increasing in ε and in δ on ε > 0, 0 < δ < 1)
-    assumptions: tuple[str, ...] = ()
-
-
-_U = sympy.Symbol("_u", positive=True)
-
-
-def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
-    """Does sympy *prove* ∂f/∂ε <= 0 and ∂f/∂δ <= 0 for ε > 0, 0 < δ < 1
-    (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved"."""
-    others = {x: sympy.Symbol(x.name, positive=True) for x in formula.free_symbols if x not in (EPS, DELTA)}
-    f = formula.xreplace({EPS: _EPOS, **others})
-    try:
-        for var in (_EPOS, DELTA):
-            d = sympy.diff(f, var).xreplace({DELTA: 1 / (1 + _U)})
-            if sympy.simplify(d).is_nonpositive is not True:
-                return False
-    except Exception:  # noqa: BLE001 - sympy's own failures mean "not proved"
-        return False
-    return True
-
-
 def naive_decreasing(sol: sympy.Expr) -> bool:
     """Does sympy prove that the naive δ̂(ε) = sol is non-increasing on ε > 0?"""
     try:
@@ -661,139 +608,3 @@ def naive_decreasing(sol: sympy.Expr) -> bool:
         return sympy.simplify(d).is_nonpositive is True
     except Exception:  # noqa: BLE001
         return False
-
-
-def _exact_constant(x: object, name: str) -> sympy.Expr:
-    """An exact number (see :func:`exact`) or a closed sympy constant such as exp(-2)."""
-    if isinstance(x, sympy.Expr) and not x.is_Rational:
-        if x.free_symbols:
-            raise InputError(f"{name} must be a number, got {x}")
-        _check_supported(x)
-        return x
-    q = exact(x, name)
-    return sympy.Rational(q.numerator, q.denominator)
-
-
-def refine_noise(
-    sigma_formula: object,
-    eps: object,
-    delta: object,
-    parameters: Mapping[str, object] | None = None,
-    digits: int = 20,
-) -> NoiseRefinement:
-    """Smallest σ = f(ε0, δ0) over guarantees (ε0, δ0) implying (ε, δ) (seed 000 App. C).
-
-    On the boundary of Thm 3.1 with ε0 ≥ ε (the seed's App. C form),
-    δ0(ε0) = (δ + e^ε − (1−δ) e^{ε0})/(1 + e^ε), feasible (δ0 ≥ 0) for
-    ε0 ≤ ε0_max = log((δ + e^ε)/(1 − δ)).  We minimise F(ε0) = f(ε0, δ0(ε0))
-    with a certified bracket of F' = 0 plus a cell proof on [ε, ε0_max]: every
-    cell left of the bracket has F' < 0 or F > F(r0), every cell right of it
-    F' > 0 or F > F(r0).  Cells where f cannot be enclosed (at ε0_max,
-    where δ0 = 0) are bounded by f(ε0_max, δ0(cell's left end)), which
-    assumes f is non-increasing in ε and in δ (more noise for more privacy).
-    """
-    formula = _to_formula(sigma_formula, parameters)
-    re_, rd = _exact_constant(eps, "eps"), _exact_constant(delta, "delta")
-    with working_precision(128):
-        if not _ev(re_, {}) >= 0:
-            raise InputError(f"eps must be >= 0, got {re_}")
-        dd = _ev(rd, {})
-        if not (dd > 0 and dd < 1):
-            raise InputError(f"delta must be in (0, 1), got {rd}")
-    d0 = (rd + sympy.exp(re_) - (1 - rd) * sympy.exp(_X)) / (1 + sympy.exp(re_))
-    big_f = formula.xreplace({EPS: _X, DELTA: d0})
-    dbig_f = sympy.diff(big_f, _X)
-    prec = max(80, int(digits * 3.33) + 40)
-    import mpmath  # noqa: PLC0415  (search only)
-
-    with working_precision(prec):
-        eb = _ev(re_, {})
-        db = _ev(rd, {})
-        xmax = ((db + eb.exp()) / (1 - db)).log()
-        xmax_up = upper_bound(xmax)
-
-        def fv(x: arb) -> arb:
-            return _ev(big_f, {_X: x})
-
-        def dfv(x: arb) -> arb:
-            return _ev(dbig_f, {_X: x})
-
-        def d0v(x: arb) -> arb:
-            return _ev(d0, {_X: x})
-
-        naive = _ev(formula, {EPS: eb, DELTA: db})
-        # search (mpmath) for the sign change of F' on (ε, ε0_max)
-        fd = sympy.lambdify(_X, dbig_f, "mpmath")
-        a_f, b_f = float(eb.mid()), float(xmax.mid())
-        grid = [a_f + (b_f - a_f) * k / 400 for k in range(0, 400)]
-        bracket = None
-        with mpmath.workdps(30):
-            vals = []
-            for x in grid:
-                try:
-                    vals.append(float(mpmath.re(fd(mpmath.mpf(x)))))
-                except (ZeroDivisionError, ValueError, TypeError):
-                    vals.append(float("nan"))
-        for x0, x1, v0, v1 in zip(grid, grid[1:], vals, vals[1:]):
-            if v0 < 0 < v1:
-                bracket = (Fraction(x0).limit_denominator(1 << 30), Fraction(x1).limit_denominator(1 << 30))
-                break
-        e_lo = lower_bound(eb)
-        if bracket is None:
-            # boundary optimum: F increasing from ε0 = ε (no refinement possible)
-            if not dfv(eb) > 0:
-                raise PrecisionError("no minimum of f(eps0, delta0(eps0)) located (search)")
-            r0 = r1 = e_lo
-        else:
-            lo, hi = to_ball(bracket[0]), to_ball(bracket[1])
-            lo = lo.max(e_lo) if lo < e_lo else lo
-            if not (dfv(lo) < 0 and dfv(hi) > 0):
-                raise PrecisionError("minimum bracket not certified")
-            target = arb(2) ** (-(int(digits * 3.33) + 8))
-            while hi - lo > target:
-                m = to_ball(_mid_fraction(lo, hi))
-                dm = dfv(m)
-                if dm < 0:
-                    lo = m
-                elif dm > 0:
-                    hi = m
-                else:
-                    break
-            r0, r1 = lo, hi
-        f_star_up = fv(r0).upper()
-
-        def value_excluded(c: arb) -> bool:
-            v = fv(c)
-            if v.is_finite():
-                return bool(v.lower() > f_star_up)
-            c_lo = lower_bound(c)
-            w = _ev(formula, {EPS: xmax_up, DELTA: d0v(c_lo)})
-            return bool(w.is_finite() and w.lower() > f_star_up)
-
-        def left_ok(c: arb) -> bool:
-            dv = dfv(c)
-            return bool((dv.is_finite() and dv < 0) or value_excluded(c))
-
-        def right_ok(c: arb) -> bool:
-            dv = dfv(c)
-            return bool((dv.is_finite() and dv > 0) or value_excluded(c))
-
-        if r0 > e_lo:
-            TradeoffMechanism._prove_cells(e_lo, r0, left_ok)
-        TradeoffMechanism._prove_cells(r1, xmax_up, right_ok)
-        cell = r0.union(r1)
-        if bracket is None:  # optimum at ε0 = ε exactly: δ0 = δ
-            cell = eb
-        sigma_star = fv(cell)
-        d0_cell = db if bracket is None else d0v(cell)
-        if not (d0_cell > 0):
-            raise PrecisionError("optimal delta0 not certified positive")
-        assumed = () if decreasing_in_eps_and_delta(formula) else (
-            f"σ = {formula} is non-increasing in ε and in δ (bounds the cell at ε0_max; sympy could not prove it)",)
-        return NoiseRefinement(
-            assumptions=assumed,
-            sigma=Enclosure.from_ball(sigma_star),
-            eps0=Enclosure.from_ball(cell),
-            delta0=Enclosure.from_ball(d0_cell),
-            naive_sigma=Enclosure.from_ball(naive),
-        )

@@ -39,7 +39,7 @@ class Tradeoff(_SpecEquality, TradeoffMechanism):
 
     description = (
         'mechanism known by σ = f(ε, δ), e.g. tradeoff("2/eps*sqrt(log(1/delta))", sigma=2); '
-        "refined profile (seed 000 App B)"
+        "refined profile (seed 000 App B), an upper bound only"
     )
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("sigma_formula", "string", "σ as a formula in eps and delta (safe expression syntax)"),

@@ -82,7 +82,7 @@ class Param:
 
 
 def format_default(value: Any) -> str:
-    from certdp.mechanisms.spec import format_value  # noqa: PLC0415
+    from certdp.mechanisms.format import format_value  # noqa: PLC0415
 
     return format_value(value)
 

@@ -38,14 +38,13 @@ from typing import Any
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import Mechanism
+from certdp.mechanisms.format import MAX_DECIMAL_DIGITS, format_number, format_spec, format_value  # noqa: F401 (re-exported)
 from certdp.numerics.exact import parse_decimal
 
 #: Longest accepted spec text (characters).
 MAX_SPEC_LENGTH = 100_000
 #: Deepest accepted nesting of mechanisms.
 MAX_DEPTH = 32
-#: Longest decimal (significant digits) written by :func:`format_number`.
-MAX_DECIMAL_DIGITS = 40
 
 _TOKEN = re.compile(
     r"""
@@ -60,7 +59,7 @@ _TOKEN = re.compile(
 
 
 @dataclass(frozen=True)
-class Token:
+class SpecToken:
     kind: str  # "number", "name", "string", "punct", "end"
     text: str
     pos: int
@@ -71,13 +70,13 @@ class Token:
         return f"{self.text!r} at position {self.pos}"
 
 
-def tokenize(text: str) -> list[Token]:
+def tokenize(text: str) -> list[SpecToken]:
     """Split ``text`` into tokens; InputError naming the first bad character."""
     if not isinstance(text, str):
         raise InputError(f"a mechanism spec must be a string, got {type(text).__name__}")
     if len(text) > MAX_SPEC_LENGTH:
         raise InputError(f"mechanism spec of {len(text)} characters is too long (max {MAX_SPEC_LENGTH})")
-    tokens: list[Token] = []
+    tokens: list[SpecToken] = []
     pos = 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
@@ -89,9 +88,9 @@ def tokenize(text: str) -> list[Token]:
         kind = m.lastgroup
         assert kind is not None
         if kind != "ws":
-            tokens.append(Token(kind, m.group(), pos))
+            tokens.append(SpecToken(kind, m.group(), pos))
         pos = m.end()
-    tokens.append(Token("end", "", len(text)))
+    tokens.append(SpecToken("end", "", len(text)))
     return tokens
 
 
@@ -99,20 +98,23 @@ def _unquote(text: str) -> str:
     return re.sub(r"\\([\"\\])", r"\1", text[1:-1])
 
 
-class _Parser:
-    def __init__(self, text: str) -> None:
+class _SpecParser:
+    """Recursive-descent parser of the spec grammar (no eval)."""
+
+    def __init__(self, text: str, exclude: tuple[str, ...] = ()) -> None:
         self.tokens = tokenize(text)
         self.i = 0
+        self.exclude = exclude
 
-    def peek(self, offset: int = 0) -> Token:
+    def peek(self, offset: int = 0) -> SpecToken:
         return self.tokens[min(self.i + offset, len(self.tokens) - 1)]
 
-    def take(self) -> Token:
+    def take(self) -> SpecToken:
         tok = self.peek()
         self.i += 1
         return tok
 
-    def expect(self, text: str, context: str) -> Token:
+    def expect(self, text: str, context: str) -> SpecToken:
         tok = self.take()
         if tok.kind != "punct" or tok.text != text:
             raise InputError(f"expected {text!r} {context}, got {tok.describe()}")
@@ -125,7 +127,7 @@ class _Parser:
         tok = self.take()
         if tok.kind != "name":
             raise InputError(f"expected a mechanism name, got {tok.describe()}")
-        cls = lookup(tok.text, tok.pos)
+        cls = lookup(tok.text, tok.pos, self.exclude)
         self.expect("(", f"after mechanism name {tok.text!r}")
         positional: list[Any] = []
         keywords: dict[str, Any] = {}
@@ -205,12 +207,14 @@ class _Parser:
         return sign * value
 
 
-def lookup(name: str, pos: int | None = None) -> type:
+def lookup(name: str, pos: int | None = None, exclude: tuple[str, ...] = ()) -> type:
     """The catalog class named ``name`` (InputError listing the known names)."""
-    from certdp.mechanisms.catalog import CATALOG  # noqa: PLC0415 (catalog imports us)
+    from certdp.mechanisms.catalog import CATALOG, entry  # noqa: PLC0415 (catalog imports us)
 
+    if name in exclude:
+        raise InputError(f"mechanism {name!r} is not accepted here")
     try:
-        return CATALOG[name]
+        return entry(name)
     except KeyError:
         where = "" if pos is None else f" at position {pos}"
         raise InputError(
@@ -218,9 +222,11 @@ def lookup(name: str, pos: int | None = None) -> type:
         ) from None
 
 
-def parse_spec(text: str) -> Mechanism:
-    """Parse a mechanism spec like ``subsample(laplace(scale=1/2), rate=0.1)``."""
-    p = _Parser(text)
+def parse_spec(text: str, exclude: tuple[str, ...] = ()) -> Mechanism:
+    """Parse a mechanism spec like ``subsample(laplace(scale=1/2), rate=0.1)``;
+    catalog names in ``exclude`` are refused (the certificate checker excludes
+    ``tradeoff``, whose construction needs symbolic solving)."""
+    p = _SpecParser(text, exclude)
     mech = p.spec(0)
     end = p.peek()
     if end.kind != "end":
@@ -233,63 +239,3 @@ def parse_spec(text: str) -> Mechanism:
 # ---------------------------------------------------------------------------
 
 
-def _is_2_5_smooth(n: int) -> tuple[int, int] | None:
-    a = b = 0
-    while n % 2 == 0:
-        n //= 2
-        a += 1
-    while n % 5 == 0:
-        n //= 5
-        b += 1
-    return (a, b) if n == 1 else None
-
-
-def format_number(q: Fraction | int) -> str:
-    """Canonical exact text of a rational: ``3``, ``0.5``, ``1e-5``, ``1/3``.
-
-    ``parse_decimal(format_number(q)) == q`` (the spec parser reads it exactly).
-    """
-    q = Fraction(q)
-    if q.denominator == 1:
-        return str(q.numerator)
-    sign = "-" if q < 0 else ""
-    q = abs(q)
-    ab = _is_2_5_smooth(q.denominator)
-    if ab is not None:
-        k = max(ab)
-        n = q.numerator * 10**k // q.denominator  # exact: denominator divides 10^k
-        while n % 10 == 0:
-            n //= 10
-            k -= 1
-        s = str(n)
-        if len(s) <= MAX_DECIMAL_DIGITS:
-            plain = s[:-k] + "." + s[-k:] if len(s) > k else "0." + "0" * (k - len(s)) + s
-            sci = s[0] + ("." + s[1:] if len(s) > 1 else "") + f"e{len(s) - 1 - k}"
-            return sign + (plain if len(plain) <= len(sci) else sci)
-    return f"{sign}{q.numerator}/{q.denominator}"
-
-
-def format_value(value: Any) -> str:
-    """Canonical text of one parameter value."""
-    if isinstance(value, Mechanism):
-        return format_spec(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, bool):
-        raise TypeError("booleans are not spec values")
-    if isinstance(value, (int, Fraction)):
-        return format_number(value)
-    raise TypeError(f"cannot write {type(value).__name__} {value!r} in a mechanism spec")
-
-
-def format_spec(mech: Mechanism) -> str:
-    """The canonical spec of ``mech``: ``name(positional..., key=value, ...)``."""
-    parts: list[str] = []
-    leading = True
-    for key, value in mech.params.items():
-        if leading and isinstance(value, (Mechanism, str)):
-            parts.append(format_value(value))
-        else:
-            leading = False
-            parts.append(f"{key}={format_value(value)}")
-    return f"{mech.name}({', '.join(parts)})"
