@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 
-from certdp.analyses.accountants.phi import PhiAccountant, to_pair
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.errors import InputError
 
 def parse_mechanism(text: str) -> object:
     """The dominating pair of the catalog mechanism spec ``text``."""
+    from certdp.analyses.accountants.phi import to_pair  # noqa: PLC0415 (lazy: fast start-up)
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
     return to_pair(parse_spec(text))
@@ -68,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415 (lazy: fast start-up)
     if not args.items:
         raise InputError("give at least one --mechanism")
     if not 4 <= args.rel_bits <= 200:

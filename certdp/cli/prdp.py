@@ -15,22 +15,12 @@ from pathlib import Path
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 from certdp.errors import InputError
-from certdp.analyses.prdp import (
-    FiniteMechanism,
-    adp_to_prdp,
-    corollary_3_4,
-    is_adp,
-    is_prdp,
-    min_eps_hat,
-    theorem_3_2,
-    theorem_3_3,
-)
-from certdp.analyses.prdp.exactreal import format_exact
 
 EXIT_EXPLANATION = "exit status: 0 verdict established, 1 negative/undecided, 2 bad input"
 
 
 def _convert(args: argparse.Namespace) -> int:
+    from certdp.analyses.prdp import adp_to_prdp, min_eps_hat  # noqa: PLC0415 (lazy: fast start-up)
     if (args.eps_hat is None) == (args.delta_hat is None):
         raise InputError("give exactly one of --eps-hat (→ δ̂) or --delta-hat (→ smallest ε̂)")
     if args.eps_hat is not None:
@@ -51,6 +41,7 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _counterexample(args: argparse.Namespace) -> int:
+    from certdp.analyses.prdp import corollary_3_4, theorem_3_2, theorem_3_3  # noqa: PLC0415 (lazy: fast start-up)
     if args.penalty is not None and args.K is not None:
         raise InputError("give at most one of --penalty and --K")
     if args.K is not None:
@@ -71,7 +62,8 @@ def _counterexample(args: argparse.Namespace) -> int:
     return EXIT_OK if cx.valid else EXIT_UNDECIDED
 
 
-def _load_table(path: str) -> FiniteMechanism:
+def _load_table(path: str) -> "FiniteMechanism":  # noqa: F821
+    from certdp.analyses.prdp import FiniteMechanism  # noqa: PLC0415 (lazy: fast start-up)
     try:
         data = json.loads(Path(path).read_text())
     except OSError as err:
@@ -104,6 +96,8 @@ def _load_table(path: str) -> FiniteMechanism:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from certdp.analyses.prdp.exactreal import format_exact  # noqa: PLC0415 (lazy: fast start-up)
+    from certdp.analyses.prdp import is_adp, is_prdp  # noqa: PLC0415 (lazy: fast start-up)
     mech = _load_table(args.table)
     adp = is_adp(mech, args.eps, args.delta)
     prdp = is_prdp(mech, args.eps, args.delta)

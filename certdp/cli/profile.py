@@ -24,10 +24,10 @@ import argparse
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 from certdp.mechanisms import DeltaUnattainable, parse_spec
 from certdp.numerics.ball import digits_to_bits
-from certdp.analyses.dispatch import delta_of, eps_of
 
 
 def _handler(args: argparse.Namespace) -> int:
+    from certdp.analyses.dispatch import delta_of, eps_of  # noqa: PLC0415 (lazy: fast start-up)
     mech = parse_spec(args.spec)
     bits = digits_to_bits(args.digits, None)
     spec = mech.spec()
