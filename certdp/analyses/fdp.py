@@ -99,23 +99,6 @@ def phi_inv_lower(p: arb) -> arb:
     return lower_bound(_phi_inv_small(p))
 
 
-def f_mu_lower(mu: arb, alpha: arb) -> arb:
-    """Exact lower bound of f_μ(α) = Φ(−Φ⁻¹(α) − μ) (f_μ decreasing in Φ⁻¹(α))."""
-    if alpha >= 1:
-        return arb(0)
-    if not alpha > 0:
-        return lower_bound(f_mu_ball(mu, alpha))
-    return lower_bound(Phi_ball(-phi_inv_upper(alpha) - mu))
-
-
-def f_mu_upper(mu: arb, alpha: arb) -> arb:
-    """Exact upper bound of f_μ(α)."""
-    if not alpha > 0:
-        return arb(1)
-    if alpha >= 1:
-        return upper_bound(f_mu_ball(mu, alpha))
-    return upper_bound(Phi_ball(-phi_inv_lower(alpha) - mu))
-
 
 def f_mu_ball(mu: arb, alpha: arb) -> arb:
     """f_μ(α) = Φ(Φ⁻¹(1−α) − μ) = Φ(−Φ⁻¹(α) − μ)."""
@@ -368,7 +351,7 @@ def _delta_upper_at(profs_up: list[_Profile], y: Fraction) -> arb:
             d = prof.M_inf
         else:
             d = prof.M[k] - to_ball(y).exp() * prof.S[k]
-        best = d if best is None else best.union(d).union(best) if False else _bmax(best, d)
+        best = d if best is None else _bmax(best, d)
     assert best is not None
     return best
 

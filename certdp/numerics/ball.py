@@ -127,10 +127,6 @@ def dyadic_to_fraction(x: arb) -> Fraction:
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
-def fraction_ball_from_float(x: float) -> arb:
-    """Exact ball of a Python float (its binary value)."""
-    return arb(x)
-
 
 def rel_accuracy_bits(x: arb) -> int:
     """Relative accuracy of ``x`` in bits (large for exact balls)."""

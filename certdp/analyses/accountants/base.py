@@ -22,7 +22,6 @@ MGF inversion accountant, seed 002) and :mod:`certdp.analyses.accountants.pld`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Literal
 
@@ -54,13 +53,6 @@ def check_delta(delta: object) -> Fraction:
     """Validate a target δ in (0, 1)."""
     return check_open_unit(delta, "delta")
 
-
-@dataclass(frozen=True)
-class Composed:
-    """One entry of a composition: a mechanism (or dominating pair) and its count."""
-
-    mechanism: object
-    count: int = 1
 
 
 class Accountant(ABC):

@@ -419,8 +419,6 @@ class PhiAccountant(Accountant):
 
         return mgf
 
-    def _mgf(self, s: acb, relation: Relation) -> acb:
-        return self._mgf_function(relation)(s)
 
     def _log_bound_nongauss(self, c: arb, relation: Relation) -> arb:
         total = arb(0)

@@ -507,13 +507,6 @@ def _endpoint(pair: MixturePair, w: arb) -> arb | str:
     return "-inf" if pair.sign > 0 else "+inf"
 
 
-def _mass(pair: MixturePair, a: arb | str, b: arb | str, which: str) -> arb:
-    if a == "+inf" or b == "-inf":
-        return arb(0)
-    aa = None if a == "-inf" else a
-    bb = None if b == "+inf" else b
-    return pair.interval_P(aa, bb) if which == "P" else pair.interval_Q(aa, bb)
-
 
 class _Cdf:
     """Per-boundary Φ values of a mixture pair, each computed once, on the side
