@@ -17,7 +17,7 @@ from certdp.analyses.accountants.pairs import (
     FinitePair,
     GaussianPair,
     LaplacePair,
-    RandomizedResponse,
+    RRPair,
 )
 from certdp.analyses.accountants.phi import T, PhiAccountant
 from certdp.cli import main
@@ -84,8 +84,8 @@ def test_phi_expressions_match_definitions():
 
 def test_mgf_normalisation():
     from flint import acb
-    for pair in (GaussianPair(3), LaplacePair(Fraction(1, 2)), RandomizedResponse(p=Fraction(2, 3)),
-                 RandomizedResponse(eps0=Fraction(1, 5))):
+    for pair in (GaussianPair(3), LaplacePair(Fraction(1, 2)), RRPair(p=Fraction(2, 3)),
+                 RRPair(eps0=Fraction(1, 5))):
         for s in (0, -1):  # M(0) = P(L finite) = 1, M(−1) = Q(p > 0) = 1
             assert pair.mgf_acb(acb(s)).overlaps(acb(1))
 
@@ -103,7 +103,7 @@ def test_seed002_gaussian_0277_03():
 
 
 def test_seed002_rr_not_0471():
-    acc = PhiAccountant().compose(RandomizedResponse(eps0=1))  # p = e/(1+e)
+    acc = PhiAccountant().compose(RRPair(eps0=1))  # p = e/(1+e)
     e = acc.epsilon("0.3")
     ref = mp.log(mp.mpf("0.7") * mp.e - mp.mpf("0.3"))  # (e − e^ε)/(1+e) = 0.3
     assert e.contains(ref)
@@ -150,19 +150,19 @@ def test_exp1_epsilon_matches_gdp_module():
 @settings(max_examples=15, deadline=None)
 @given(st.fractions(Fraction(1, 100), Fraction(99, 100)), st.integers(1, 60), st.fractions(0, 3))
 def test_rr_kfold_exact(p, k, eps):
-    acc = PhiAccountant().compose(RandomizedResponse(p=p), k)
+    acc = PhiAccountant().compose(RRPair(p=p), k)
     assert acc.delta(eps).contains(mp_rr_kfold(p, k, mp_frac(eps)))
 
 
 def test_optimal_composition_kairouz_lattice():
-    acc = PhiAccountant().compose(RandomizedResponse(eps0="0.2"), 50)
+    acc = PhiAccountant().compose(RRPair(eps0="0.2"), 50)
     for i in (5, 12, 20, 23):
         eps = Fraction(50 - 2 * i, 5)
         assert acc.delta(eps).contains(kairouz(50, "0.2", i))
 
 
 def test_seed001_table1_optimal_row():
-    acc = PhiAccountant().compose(RandomizedResponse(eps0="0.2"), 50)
+    acc = PhiAccountant().compose(RRPair(eps0="0.2"), 50)
     printed = {"0.1": "2.12", "0.01": "3.64", "0.001": "4.76", "0.0001": "5.28"}
     for delta, eps_printed in printed.items():
         e = acc.epsilon(delta)
@@ -200,7 +200,7 @@ def test_asymmetric_finite_pair_with_infinite_mass_bruteforce():
     Q = (Fraction(1, 8), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8))
     pair = FinitePair(P, Q)
     assert not pair.symmetric
-    acc = PhiAccountant().compose(pair, 3).compose(RandomizedResponse(p=Fraction(3, 5)))
+    acc = PhiAccountant().compose(pair, 3).compose(RRPair(p=Fraction(3, 5)))
     rr = (Fraction(3, 5), Fraction(2, 5))
     rq = (Fraction(2, 5), Fraction(3, 5))
     for eps in (Fraction(0), Fraction(1, 3), Fraction(2)):
@@ -241,9 +241,9 @@ def test_exp2_exact_and_integral_agree_with_mpmath():
     sigma, p = 5, Fraction(13, 25)
     for k in (2, 20, 100):
         h = k // 2
-        ex = PhiAccountant().compose(GaussianPair(sigma), h).compose(RandomizedResponse(p=p), h)
+        ex = PhiAccountant().compose(GaussianPair(sigma), h).compose(RRPair(p=p), h)
         it = PhiAccountant(method="integral").compose(GaussianPair(sigma), h).compose(
-            RandomizedResponse(p=p), h)
+            RRPair(p=p), h)
         mu = mp.sqrt(h) / sigma
         ell = mp.log(mp_frac(p) / (1 - mp_frac(p)))
         ref = sum(mp.binomial(h, j) * mp_frac(p) ** (h - j) * (1 - mp_frac(p)) ** j
@@ -272,7 +272,7 @@ def test_single_laplace_closed_form(lam, eps):
 
 
 def test_laplace_plus_rr_exact_route():
-    acc = PhiAccountant().compose(LaplacePair(Fraction(3, 2))).compose(RandomizedResponse(p=Fraction(2, 3)), 3)
+    acc = PhiAccountant().compose(LaplacePair(Fraction(3, 2))).compose(RRPair(p=Fraction(2, 3)), 3)
     ell = mp.log(2)
     for eps in (Fraction(0), Fraction(1, 2), Fraction(2)):
         ref = sum(mp.binomial(3, j) * (mp.mpf(2) / 3) ** (3 - j) * (mp.mpf(1) / 3) ** j
@@ -304,7 +304,7 @@ def test_bad_inputs():
     with pytest.raises(InputError):
         GaussianPair(0)
     with pytest.raises(InputError):
-        RandomizedResponse(p=1)
+        RRPair(p=1)
     with pytest.raises(InputError):
         FinitePair((Fraction(1, 2),), (Fraction(1),))
     with pytest.raises(InputError):
@@ -318,7 +318,7 @@ def test_heterogeneous_100_relative_width():
     for j in range(40):
         acc = acc.compose(GaussianPair(Fraction(20 + j, 2)))
     for j in range(30):
-        acc = acc.compose(RandomizedResponse(p=Fraction(51 + j % 10, 100) + Fraction(j, 10**6)))
+        acc = acc.compose(RRPair(p=Fraction(51 + j % 10, 100) + Fraction(j, 10**6)))
     for j in range(30):
         acc = acc.compose(LaplacePair(10 + j))
     d = acc.delta(1)
@@ -356,7 +356,7 @@ def test_cli_account_eps_and_errors(capsys):
 
 
 def test_log_phi_expr_is_sum_of_logs():
-    acc = PhiAccountant().compose(GaussianPair(2), 3).compose(RandomizedResponse(p=Fraction(3, 4)), 2)
+    acc = PhiAccountant().compose(GaussianPair(2), 3).compose(RRPair(p=Fraction(3, 4)), 2)
     t0 = sympy.Rational(1, 3)
     val = complex(sympy.exp(acc.log_phi_expr()).subs(T, t0).evalf(30))
     ell = mp.log(3)
@@ -371,7 +371,7 @@ def test_log_phi_expr_is_sum_of_logs():
 def test_integral_route_contains_reference(sigma, g, p, r, eps):
     acc = PhiAccountant(method="integral").compose(GaussianPair(sigma), g)
     if r:
-        acc = acc.compose(RandomizedResponse(p=p), r)
+        acc = acc.compose(RRPair(p=p), r)
     mu = mp.sqrt(g) / sigma
     ell = mp.log(mp_frac(p) / (1 - mp_frac(p)))
     ref = sum(mp.binomial(r, j) * mp_frac(p) ** (r - j) * (1 - mp_frac(p)) ** j

@@ -628,11 +628,9 @@ def _witness_lower(mech: Mechanism, eps: Fraction, width: Fraction, counter: _Co
 
 
 def _identify_tail(mech: Mechanism) -> tuple[str | None, Enclosure | None]:
-    """(L as a string, enclosure of √L) from certdp.analyses.limits when available."""
-    try:
-        from certdp.analyses.limits import identify  # noqa: PLC0415
-    except ImportError:
-        return None, None
+    """(L as a string, enclosure of √L) from the exact identification (None when undecided)."""
+    from certdp.analyses.limits import identify  # noqa: PLC0415
+
     try:
         ident = identify(mech)
     except (InputError, NotImplementedError, PrecisionError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from certdp.analyses.accountants.pairs import GaussianPair, LaplacePair, RandomizedResponse
+from certdp.analyses.accountants.pairs import GaussianPair, LaplacePair, RRPair
 from certdp.analyses.accountants.phi import PhiAccountant
 
 
@@ -33,7 +33,7 @@ def _cases():
 def _certdp(items, eps):
     acc = PhiAccountant()
     for kind, par, k in items:
-        pair = {"g": lambda: GaussianPair(par), "rr": lambda: RandomizedResponse(p=par),
+        pair = {"g": lambda: GaussianPair(par), "rr": lambda: RRPair(p=par),
                 "lap": lambda: LaplacePair(par)}[kind]()
         acc = acc.compose(pair, k)
     t = time.process_time()

@@ -164,7 +164,7 @@ class FinitePair:
 
 
 @dataclass(frozen=True)
-class RandomizedResponse:
+class RRPair:
     """Randomized response: P = (p, 1−p), Q = (1−p, p) on {0, 1} (seed 002
     Lemma 32), φ(t) = p e^{it log(p/(1−p))} + (1−p) e^{it log((1−p)/p)}.
 
@@ -247,8 +247,8 @@ class ApproxDPPair:
 
     symmetric = True
 
-    def _rr(self) -> RandomizedResponse:
-        return RandomizedResponse(eps0=self.eps0)
+    def _rr(self) -> RRPair:
+        return RRPair(eps0=self.eps0)
 
     def phi_expr(self, t: sympy.Symbol, relation: Relation = "remove") -> sympy.Expr:
         d = sympy.Rational(self.delta0.numerator, self.delta0.denominator)
@@ -268,5 +268,5 @@ class ApproxDPPair:
         return self.mgf_acb(acb(c)).real
 
 
-Pair = GaussianPair | LaplacePair | FinitePair | RandomizedResponse | ApproxDPPair
-FINITE_TYPES = (FinitePair, RandomizedResponse, ApproxDPPair)
+Pair = GaussianPair | LaplacePair | FinitePair | RRPair | ApproxDPPair
+FINITE_TYPES = (FinitePair, RRPair, ApproxDPPair)

@@ -73,7 +73,7 @@ from certdp.analyses.accountants.pairs import (
     GaussianPair,
     LaplacePair,
     Pair,
-    RandomizedResponse,
+    RRPair,
 )
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import to_ball, upper_bound, working_precision
@@ -89,7 +89,7 @@ DEFAULT_REL_BITS = 34
 
 T = sympy.Symbol("t", real=True)
 
-PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RandomizedResponse, ApproxDPPair)
+PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RRPair, ApproxDPPair)
 
 
 def to_pair(mechanism: object) -> Pair:
@@ -112,9 +112,9 @@ def to_pair(mechanism: object) -> Pair:
     if name == "laplace":
         return LaplacePair(Fraction(params["scale"]) / sens)
     if name == "randomized_response":
-        return RandomizedResponse(p=params["p"])
+        return RRPair(p=params["p"])
     if name == "pure_dp":
-        return RandomizedResponse(eps0=params["eps"])
+        return RRPair(eps0=params["eps"])
     if name == "approx_dp":
         return ApproxDPPair(params["eps"], params["delta"])
     raise InputError(f"the phi accountant has no dominating pair for mechanism {mechanism!r}")
@@ -389,7 +389,7 @@ class PhiAccountant(Accountant):
             if isinstance(p, FINITE_TYPES):
                 atoms = p.atoms(relation)
                 if len(atoms) == 2 and atoms[0][0].overlaps(-atoms[1][0]) and \
-                        isinstance(p, (RandomizedResponse, ApproxDPPair)):
+                        isinstance(p, (RRPair, ApproxDPPair)):
                     # ±ℓ atoms: w1 e^{sℓ} + w2 / e^{sℓ}  (one exp)
                     finite.append(("pm", atoms[0][0], atoms[0][1], atoms[1][1], k))
                 else:

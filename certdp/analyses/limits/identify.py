@@ -98,10 +98,7 @@ class Identification:
 
 
 def _eps_symbol(expr: sympy.Expr) -> sympy.Symbol:
-    try:
-        from certdp.expr.symbols import EPS  # preferred home
-    except ImportError:  # pragma: no cover - transitional
-        from certdp.mechanisms.base import EPS
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
     if EPS in expr.free_symbols:
         return EPS
     named = [s for s in expr.free_symbols if s.name == "eps"]

@@ -17,12 +17,12 @@ from certdp.analyses.prdp.constructions import (
     theorem_3_3,
 )
 from certdp.analyses.prdp.conversion import adp_to_prdp, min_eps_hat
-from certdp.analyses.prdp.finite import CheckResult, DiagonalMechanism, FiniteMechanism, Witness, is_adp, is_prdp
+from certdp.analyses.prdp.finite import DPCheck, DiagonalMechanism, FiniteMechanism, Witness, is_adp, is_prdp
 
 __all__ = [
     "FiniteMechanism",
     "DiagonalMechanism",
-    "CheckResult",
+    "DPCheck",
     "Witness",
     "is_adp",
     "is_prdp",

@@ -47,7 +47,7 @@ from certdp.numerics.ball import MAX_PREC, to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 from certdp.analyses.prdp.exactreal import Exact, as_exact, ball_of, format_exact, is_rational, lin_enclosure, lin_sign
-from certdp.analyses.prdp.finite import CheckResult, DiagonalMechanism, is_adp, is_prdp
+from certdp.analyses.prdp.finite import DPCheck, DiagonalMechanism, is_adp, is_prdp
 from certdp.analyses.prdp.rational import ball_bounds, certified_floor, simplest_between
 
 ZERO = Fraction(0)
@@ -89,8 +89,8 @@ class Counterexample:
     delta: Fraction
     eps_hat: Fraction
     delta_hat: Exact
-    adp: CheckResult
-    prdp: CheckResult
+    adp: DPCheck
+    prdp: DPCheck
     conditions: tuple[Condition, ...]
     notes: tuple[str, ...] = ()
     penalty: sympy.Expr | None = None

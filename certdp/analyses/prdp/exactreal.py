@@ -50,10 +50,7 @@ def as_exact(x: object, name: str) -> Exact:
             return exact(x, name)
         except InputError:
             pass
-        try:
-            from certdp.expr import parse_expression  # noqa: PLC0415
-        except ImportError as err:  # pragma: no cover - expr is part of certdp
-            raise InputError(f"{name}: symbolic entry {x!r} needs certdp.expr ({err})") from None
+        from certdp.expr import parse_expression  # noqa: PLC0415
         expr = parse_expression(x, variables=())
         return as_exact(expr, name)
     return exact(x, name)

@@ -12,7 +12,7 @@ Seed 004 (Def 2.2).  For neighbours ``a, b`` and ``S ⊆ B``:
 
 Each membership ``c ∈ S⁺`` is a certified sign decision
 (:func:`certdp.analyses.prdp.exactreal.lin_sign`); the final comparison with ``δ`` too.
-Results are frozen :class:`CheckResult` objects carrying the verdict, the
+Results are frozen :class:`DPCheck` objects carrying the verdict, the
 margin ``δ - sup`` as an :class:`Enclosure` (``≥ 0`` iff the property holds)
 and, when it fails, a :class:`Witness` (pair and output set).
 """
@@ -76,7 +76,7 @@ class Witness:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class DPCheck:
     """Verdict of :func:`is_adp` / :func:`is_prdp`.
 
     ``margin`` encloses ``δ - sup`` over neighbouring pairs (of the
@@ -318,7 +318,7 @@ def _neg(x: Exact) -> Exact:
     return -x
 
 
-def _check(mech: object, eps: object, delta: object, notion: str) -> CheckResult:
+def _check(mech: object, eps: object, delta: object, notion: str) -> DPCheck:
     e, d = _check_params(eps, delta)
     if not hasattr(mech, "pair_tables"):
         raise InputError(f"not a finite mechanism: {mech!r}")
@@ -350,7 +350,7 @@ def _check(mech: object, eps: object, delta: object, notion: str) -> CheckResult
     if not holds:
         # the reported margin is the certified-negative one of the witness
         worst = Enclosure(min(worst.lo, witness_margin.lo, key=_key), witness_margin.hi)
-    return CheckResult(notion, e, d, holds, worst, witness if not holds else None)
+    return DPCheck(notion, e, d, holds, worst, witness if not holds else None)
 
 
 def _key(x):  # arb comparison key (exact balls compare exactly)
@@ -367,13 +367,13 @@ class _ArbKey:
         return bool(self.v < other.v)
 
 
-def is_adp(mech: object, eps: object, delta: object) -> CheckResult:
+def is_adp(mech: object, eps: object, delta: object) -> DPCheck:
     """Is ``mech`` ``(ε, δ)``-ADP?  Exact decision via the hockey-stick divergence
     ``max over neighbours (a, b) of Σ_c (p_a(c) - e^ε p_b(c))⁺ ≤ δ`` (seed 004 Def 2.2)."""
     return _check(mech, eps, delta, "adp")
 
 
-def is_prdp(mech: object, eps: object, delta: object) -> CheckResult:
+def is_prdp(mech: object, eps: object, delta: object) -> DPCheck:
     """Is ``mech`` ``(ε, δ)``-PrDP?  Exact decision of
     ``P_{c∼M(a)}[p_a(c)/p_b(c) > e^ε] ≤ δ`` for all neighbours (seed 004 Def 2.2)."""
     return _check(mech, eps, delta, "prdp")
