@@ -52,30 +52,42 @@ def upper_only(enc: Enclosure) -> Enclosure:
 
 
 def is_subsampled_gaussian(mech: Mechanism) -> bool:
-    """``subsample(gaussian(...), rate=q)`` (q < 1): the DP-SGD step."""
-    return (getattr(mech, "name", None) == "subsample"
-            and getattr(mech.mechanism, "name", None) == "gaussian")
+    """``subsample(gaussian(...), rate=q)``: the DP-SGD step."""
+    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Subsample  # noqa: PLC0415
+
+    return isinstance(mech, Subsample) and isinstance(mech.mechanism, Gaussian)
 
 
 def needs_pld(mech: Mechanism) -> bool:
     """Does answering ``mech`` need the PLD accountant (a Poisson-subsampled
     Gaussian, possibly composed)?"""
-    if getattr(mech, "name", None) == "compose":
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    if isinstance(mech, Compose):
         return is_subsampled_gaussian(mech.mechanism)
     return is_subsampled_gaussian(mech)
 
 
 def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
-    """(accountant, its name) for ``compose(M, k)`` without closed form, else None."""
-    if getattr(mech, "name", None) != "compose" or getattr(mech, "has_closed_form", True):
+    """(accountant, its name) for ``compose(M, k)`` without closed form, else None.
+
+    Each accountant declares what it supports (``supports(mechanism)``):
+    the PLD accountant Poisson-subsampled Gaussians, the φ accountant the
+    mechanisms with a registered dominating pair."""
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    if not isinstance(mech, Compose) or mech.has_closed_form:
         return None
     if is_subsampled_gaussian(mech.mechanism):
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
         return PLDAccountant().compose(mech), "certified PLD accountant (exact integer convolution)"
-    from certdp.analyses.accountants.phi import PhiAccountant  # noqa: PLC0415
+    from certdp.analyses.accountants import phi  # noqa: PLC0415
 
-    return PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (seed 002)"
+    if not phi.supports(mech.mechanism):
+        raise InputError(f"{mech.spec()}: no certified accountant supports {mech.mechanism.spec()} yet")
+    return phi.PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (seed 002)"
 
 
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None) -> Answer:

@@ -60,7 +60,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from itertools import product as cartesian
-from typing import Iterable
+from typing import Any, Iterable
 
 import sympy
 from flint import acb, arb
@@ -92,6 +92,36 @@ T = sympy.Symbol("t", real=True)
 PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RRPair, ApproxDPPair)
 
 
+def _pair_builders() -> dict[type, Any]:
+    """Dominating pair (seed 002, Table 2 / App. D) of each catalog mechanism
+    class the φ accountant supports, looked up along the class's MRO (so a
+    subclass such as Gaussian overrides GaussianDP)."""
+    from certdp.mechanisms import basic  # noqa: PLC0415
+
+    return {
+        basic.Gaussian: lambda m: GaussianPair(Fraction(m.sigma) / Fraction(m.sensitivity)),
+        basic.GaussianDP: lambda m: GaussianPair(1 / Fraction(m.mu)),
+        basic.Laplace: lambda m: LaplacePair(Fraction(m.scale) / Fraction(m.sensitivity)),
+        basic.RandomizedResponse: lambda m: RRPair(p=m.p),
+        basic.PureDP: lambda m: RRPair(eps0=m.eps),
+        basic.ApproxDP: lambda m: ApproxDPPair(m.eps, m.delta),
+    }
+
+
+def pair_builder(mechanism: object) -> Any:
+    """The registered pair builder for ``mechanism``'s class, or None."""
+    builders = _pair_builders()
+    for cls in type(mechanism).__mro__:
+        if cls in builders:
+            return builders[cls]
+    return None
+
+
+def supports(mechanism: object) -> bool:
+    """Can the φ accountant compose this mechanism (a pair, or a registered class)?"""
+    return isinstance(mechanism, PAIR_TYPES) or pair_builder(mechanism) is not None
+
+
 def to_pair(mechanism: object) -> Pair:
     """The dominating pair of a catalog mechanism (or a pair itself).
 
@@ -102,22 +132,10 @@ def to_pair(mechanism: object) -> Pair:
     """
     if isinstance(mechanism, PAIR_TYPES):
         return mechanism
-    name = getattr(mechanism, "name", None)
-    params = dict(getattr(mechanism, "params", {}) or {})
-    sens = Fraction(params.get("sensitivity", 1))
-    if name == "gaussian":
-        return GaussianPair(Fraction(params["sigma"]) / sens)
-    if name == "gaussian_dp":
-        return GaussianPair(1 / Fraction(params["mu"]))
-    if name == "laplace":
-        return LaplacePair(Fraction(params["scale"]) / sens)
-    if name == "randomized_response":
-        return RRPair(p=params["p"])
-    if name == "pure_dp":
-        return RRPair(eps0=params["eps"])
-    if name == "approx_dp":
-        return ApproxDPPair(params["eps"], params["delta"])
-    raise InputError(f"the phi accountant has no dominating pair for mechanism {mechanism!r}")
+    build = pair_builder(mechanism)
+    if build is None:
+        raise InputError(f"the phi accountant has no dominating pair for mechanism {mechanism!r}")
+    return build(mechanism)
 
 
 def _positive_part(t: arb) -> arb:

@@ -706,23 +706,34 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
 
 def as_subsampled_gaussian(mechanism: object) -> tuple[SubsampledGaussian, int]:
     """Map a mechanism (this module's pair or a catalog gaussian / subsample(gaussian)
-    / compose(...)) to (SubsampledGaussian, count)."""
+    / compose(...)) to (SubsampledGaussian, count); InputError otherwise."""
+    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
+
     if isinstance(mechanism, SubsampledGaussian):
         return mechanism, 1
-    name = getattr(mechanism, "name", None)
-    if name == "gaussian":
+    if isinstance(mechanism, Gaussian):
         return SubsampledGaussian(Fraction(mechanism.sigma) / Fraction(mechanism.sensitivity)), 1
-    if name == "subsample":
+    if isinstance(mechanism, Subsample):
         inner, k = as_subsampled_gaussian(mechanism.mechanism)
         if k != 1 or inner.rate != 1:
             raise InputError("the PLD accountant handles subsample(gaussian(...)) only")
         return SubsampledGaussian(inner.sigma, Fraction(mechanism.rate)), 1
-    if name == "compose":
+    if isinstance(mechanism, Compose):
         inner, k = as_subsampled_gaussian(mechanism.mechanism)
         return inner, k * int(mechanism.k)
     raise InputError(
         f"the PLD accountant handles (subsampled) Gaussian mechanisms, not {mechanism!r}"
     )
+
+
+def supports(mechanism: object) -> bool:
+    """Can the PLD accountant compose this mechanism?"""
+    try:
+        as_subsampled_gaussian(mechanism)
+    except InputError:
+        return False
+    return True
 
 
 class PLDAccountant(Accountant):

@@ -180,10 +180,13 @@ def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None
     δ_T(ε) >= q^T δ_μ(ε + T log(1/q)).  A constant factor and a constant shift
     of ε do not change lim ε²/(-2 log δ), so L = μ² exactly.
     """
-    if getattr(mech, "name", None) != "compose" or getattr(mech, "has_closed_form", True):
+    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
+
+    if not isinstance(mech, Compose) or mech.has_closed_form:
         return None
     inner = mech.mechanism
-    if getattr(inner, "name", None) != "subsample" or getattr(inner.mechanism, "name", None) != "gaussian":
+    if not (isinstance(inner, Subsample) and isinstance(inner.mechanism, Gaussian)):
         return None
     g = inner.mechanism
     k, q = int(mech.k), sympy.Rational(inner.rate.numerator, inner.rate.denominator)
