@@ -1,6 +1,6 @@
 """Noise refinement for mechanisms known by σ = f(ε, δ) (seed 000 App. C, §5.2).
 
-Wang et al. (seed 000) refine the noise needed for a target (ε, δ) by
+Liu, Sun, Jiang and Kong (2022; seed 000) refine the noise needed for a target (ε, δ) by
 choosing the guarantee (ε0, δ0) on the Thm 3.1 boundary that minimises
 σ = f(ε0, δ0).  Search (float-guided, mpmath) plus a certified cell proof.
 """

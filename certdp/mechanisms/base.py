@@ -28,8 +28,8 @@ class ProfileKind(Enum):
       noise mechanisms: on the worst-case query of the stated sensitivity);
     * ``GUARANTEE`` — the tight profile of a stated guarantee, i.e. the worst
       case over every mechanism meeting it (``pure_dp``, ``approx_dp``:
-      Thm 3.1 of Wang et al., "Unifying privacy measures via the GDP
-      transform", 2024 = seed 000); statements about it are statements about
+      Thm 3.1 of Liu, Sun, Jiang, Kong, "Identification, amplification and
+      measurement: a bridge to Gaussian differential privacy", 2022 = seed 000); statements about it are statements about
       the guarantee;
     * ``UPPER`` — only an upper bound on the profile: proves (ε, δ)-DP and
       μ-GDP claims, never refutes one.  Lower ends, witnesses, μ⁻, ``not_*``
