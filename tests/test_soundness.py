@@ -293,3 +293,29 @@ def test_campaign_no_claim_contradicts_truth(case, eps, delta):
         if res.valid:
             assert kind == "dp" or not upper
             assert set(res.assumptions) == set(mech.assumptions)
+
+
+# ---------------------------------------------------------------------------
+# defect 9: maxima of balls are sound, not taken by midpoints
+# ---------------------------------------------------------------------------
+
+
+def test_ball_max_is_not_by_midpoint():
+    from flint import arb  # noqa: PLC0415
+
+    from certdp.numerics.ball import ball_max  # noqa: PLC0415
+
+    a, b = arb("0.5", "0.01"), arb("0.49", "0.1")  # a has the larger midpoint, b reaches higher
+    m = ball_max([a, b])
+    # every max(x, y), x ∈ a, y ∈ b, lies in m: in particular 0.59 (y = 0.59) and 0.49 (x = 0.49, y = 0.39)
+    assert m.upper() >= arb("0.59") and m.lower() <= arb("0.49")
+    assert m.lower() >= arb("0.489") and m.upper() <= arb("0.591")  # and it is tight
+    assert max((a, b), key=lambda x: float(x.mid())).upper() < arb("0.59")  # what the midpoint rule missed
+
+
+def test_phi_delta_at_infinity_is_sound():
+    from certdp.analyses.accountants.phi import PhiAccountant  # noqa: PLC0415
+
+    # approx_dp(eps=1, delta=1/10) composed twice: mass at +∞ is 1 − (1 − 1/10)² = 19/100 exactly
+    acc = PhiAccountant().compose(parse_spec("approx_dp(eps=1, delta=1/10)"), 2)
+    assert acc.delta_at_infinity().contains("0.19")

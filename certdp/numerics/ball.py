@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import functools
 import math
 from fractions import Fraction
@@ -179,3 +181,23 @@ def digits_to_bits(digits: int | None, prec: int | None, default_digits: int = 1
         raise InputError(f"digits must be an integer in [1, 4000], got {d!r}")
     # relative width 2*rad/|mid| <= 10**-d  <=  rel accuracy bits >= d*log2(10) + 1
     return math.ceil(d * math.log2(10)) + 2
+
+
+def ball_max(balls: "Iterable[arb]") -> arb:
+    """A ball containing max(x₁, …, xₙ) for every choice xᵢ in the balls:
+    [max lower(xᵢ), max upper(xᵢ)] (exact endpoints, compared exactly —
+    never by midpoints)."""
+    bs = list(balls)
+    if not bs:
+        raise ValueError("ball_max of no balls")
+    if not all(b.is_finite() for b in bs):
+        return arb("nan")
+    lo = bs[0].lower()
+    hi = bs[0].upper()
+    for b in bs[1:]:
+        lb, ub = b.lower(), b.upper()
+        if lb > lo:
+            lo = lb
+        if ub > hi:
+            hi = ub
+    return lo.union(hi)

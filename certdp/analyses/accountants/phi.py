@@ -76,7 +76,7 @@ from certdp.analyses.accountants.pairs import (
     RRPair,
 )
 from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import to_ball, upper_bound, working_precision
+from certdp.numerics.ball import ball_max, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.gdp import delta_mu_ball
 
@@ -227,9 +227,10 @@ class PhiAccountant(Accountant):
         return 1 - keep
 
     def delta_at_infinity(self) -> Enclosure:
+        """lim_{ε→∞} δ(ε): the larger of the two relations' masses at +∞
+        (Lemma 36 of seed 002), as a sound ball maximum (never by midpoints)."""
         with working_precision(128):
-            return Enclosure.from_ball(max((self._inf_mass(r) for r in self._relations()),
-                                           key=lambda b: float(b.mid())))
+            return Enclosure.from_ball(ball_max(self._inf_mass(r) for r in self._relations()))
 
     def _atom_count(self) -> int:
         n = 1
