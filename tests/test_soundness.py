@@ -319,3 +319,29 @@ def test_phi_delta_at_infinity_is_sound():
     # approx_dp(eps=1, delta=1/10) composed twice: mass at +∞ is 1 − (1 − 1/10)² = 19/100 exactly
     acc = PhiAccountant().compose(parse_spec("approx_dp(eps=1, delta=1/10)"), 2)
     assert acc.delta_at_infinity().contains("0.19")
+
+
+# ---------------------------------------------------------------------------
+# defect 7: identification validates the profile first
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["Min(1, exp(-eps**2))", "if(eps < 1, 2, 0)", "exp(eps)/10", "Max(1/2 - eps, 0) - 1/4"])
+def test_identify_refuses_non_profiles(text, capsys):
+    assert main(["identify", "--profile", text]) == 2
+    assert "not a privacy profile" in capsys.readouterr().err
+
+
+def test_identify_help_example_is_a_profile(capsys):
+    assert main(["identify", "--profile", "Min(1/2, exp(-eps**2))", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "gdp" and out["L"] == "1/2" and out["assumptions"] == []
+
+
+def test_identify_states_unproved_hypotheses(capsys):
+    assert main(["identify", "--profile", "if((eps - 3/100)**2 < 1/1000000, 1/2, 0)", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["assumptions"]  # the bump cannot be proved monotone (it is not)
+    assert main(["identify", "--profile", "Min(1/2, exp(-eps**2/mu**2))", "--positive", "mu", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["L"] == "mu**2/2" and "symbolic parameters" in out["assumptions"][0]

@@ -11,7 +11,13 @@ evaluated as Python).  ``--param NAME=VALUE`` fixes a parameter of the
 expression to an exact number; ``--positive NAME`` keeps NAME symbolic and
 positive (e.g. ``--positive mu`` gives L = mu**2 for the Gaussian profile).
 
-Exit codes: 0 GDP, 1 not GDP or undecided, 2 bad input.
+The expression is first checked to be a privacy profile (values in [0, 1],
+non-increasing, δ(0) < 1): a certainly invalid one is refused (exit 2) with
+the witness; hypotheses that could not be proved are printed as
+"assuming (unproved): ..." (``"assumptions"`` in JSON).
+
+Exit codes: 0 GDP (unconditionally), 1 not GDP, undecided, or GDP only under
+unproved hypotheses, 2 bad input.
 ``--json``: {"verdict", "L" (sympy string; null when undecided), "tail_mu": {"lo","hi"}
 | null, "trace": [{"step","rule"}]}.  A catalog ``profile("...")`` spec works too.
 """
@@ -57,7 +63,8 @@ def _handler(args: argparse.Namespace) -> int:
         target = parse_spec(args.spec)
     result = identify(target)
     emit(args, str(result), result.to_json())
-    return EXIT_OK if result.verdict == "gdp" else EXIT_UNDECIDED
+    # a verdict resting on unproved hypotheses is not an unconditional yes
+    return EXIT_OK if result.verdict == "gdp" and not result.assumptions else EXIT_UNDECIDED
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("spec", metavar="SPEC",
                    help='mechanism spec, e.g. "subsample(gaussian_dp(mu=1), rate=0.01)"; '
-                        'with --profile a δ(ε) expression such as "Min(1, exp(-eps**2))"')
+                        'with --profile a δ(ε) expression such as "Min(1/2, exp(-eps**2))"')
     p.add_argument("--profile", action="store_true", help="SPEC is a δ(ε) expression in eps")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="exact value of a parameter of the --profile expression (repeatable)")

@@ -66,19 +66,23 @@ class Identification:
     seconds: float = 0.0
     #: True when δ(ε) = 0 is proved for ε > vanishing_point (not at the point)
     vanishing_strict: bool = False
+    #: unproved hypotheses the verdict rests on (profile validity, nested mechanisms)
+    assumptions: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """Exactly {"verdict", "L", "tail_mu", "trace"}."""
+        """{"verdict", "L", "tail_mu", "trace", "assumptions"}."""
         return {
             "verdict": self.verdict,
             "L": None if self.L is None else str(self.L),
             "tail_mu": None if self.tail_mu is None else self.tail_mu.to_json(),
             "trace": [s.to_json() for s in self.trace],
+            "assumptions": list(self.assumptions),
         }
 
     def __str__(self) -> str:
         head = {"gdp": "GDP", "not_gdp": "NOT GDP", "undecided": "UNDECIDED"}[self.verdict]
-        lines = [f"verdict: {head}"]
+        lines = [f"verdict: {head}" + (" (assuming unproved hypotheses, listed below)" if self.assumptions else "")]
+        lines += [f"assuming (unproved): {a}" for a in self.assumptions]
         if self.L is not None:
             lines.append(f"L = limsup eps^2/(-2 log delta(eps)) = {self.L}")
         if self.tail_mu is not None:
@@ -95,6 +99,26 @@ class Identification:
             lines.append(f"  {i}. {s.step}")
             lines.append(f"     [{s.rule}]")
         return "\n".join(lines)
+
+
+def _validate(expr: sympy.Expr) -> tuple[str, ...]:
+    """Check that a bare expression is a privacy profile before identifying
+    it (seed 000 Def 4.1 as certdp states it: values in [0, 1],
+    non-increasing, δ(0) < 1).  Certainly invalid → InputError with the
+    witness; what could not be proved → returned as assumptions.  With
+    symbolic parameters nothing can be evaluated: the hypotheses are then
+    all assumed."""
+    from certdp.expr.profile import validate_profile  # noqa: PLC0415
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
+
+    others = {s for s in expr.free_symbols if s.name != "eps"}
+    if others:
+        names = ", ".join(sorted(s.name for s in others))
+        return (f"delta(eps) is a privacy profile (values in [0, 1], non-increasing, delta(0) < 1): "
+                f"not checked, the expression has symbolic parameters ({names})",)
+    swap = {s: EPS for s in expr.free_symbols if s.name == "eps" and s != EPS}
+    check = validate_profile(expr.xreplace(swap) if swap else expr)
+    return tuple(check.unproved)
 
 
 def _eps_symbol(expr: sympy.Expr) -> sympy.Symbol:
@@ -206,7 +230,7 @@ def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None
                           time.perf_counter() - t0)
 
 
-def identify(mechanism_or_profile: Any) -> Identification:
+def identify(mechanism_or_profile: Any, *, validate: bool = True) -> Identification:
     """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
 
     Seed 000 Thm 4.4: limsup G_δ = √L with L = limsup ε²/(−2 log δ(ε)); the
@@ -228,6 +252,13 @@ def identify(mechanism_or_profile: Any) -> Identification:
         source = "profile"
     if not isinstance(expr, sympy.Expr):
         raise InputError(f"identify: expected a sympy expression or a Mechanism, got {type(expr).__name__}")
+    if source == "profile":
+        # validate=False: the limit L of any positive expression (a statement
+        # about the function, not about a mechanism); by default a bare
+        # expression must be a privacy profile first
+        assumptions = _validate(expr) if validate else ()
+    else:
+        assumptions = tuple(mechanism_or_profile.assumptions)
     eps = _eps_symbol(expr)
     eng = Engine(eps)
     eng.note(f"{source}: delta(eps) = {expr}", "input")
@@ -236,7 +267,8 @@ def identify(mechanism_or_profile: Any) -> Identification:
         sq = None if L is None else (OO if L == OO else sympy.sqrt(L))
         mu = None if L is None else _mu_enclosure(L)
         steps = tuple(Step(s, r) for s, r in eng.trace)
-        return Identification(verdict, L, sq, mu, vanish, reason, steps, expr, time.perf_counter() - t0, strict)
+        return Identification(verdict, L, sq, mu, vanish, reason, steps, expr, time.perf_counter() - t0, strict,
+                              assumptions)
 
     if eps not in expr.free_symbols:
         try:
