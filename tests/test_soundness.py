@@ -345,3 +345,52 @@ def test_identify_states_unproved_hypotheses(capsys):
     assert main(["identify", "--profile", "Min(1/2, exp(-eps**2/mu**2))", "--positive", "mu", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["L"] == "mu**2/2" and "symbolic parameters" in out["assumptions"][0]
+
+
+# ---------------------------------------------------------------------------
+# defect 6: no input reaches a FLINT conversion that aborts the process
+# ---------------------------------------------------------------------------
+
+
+def _run_cli(*argv: str) -> "subprocess.CompletedProcess[str]":
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    return subprocess.run([sys.executable, "-m", "certdp", *argv], capture_output=True, text=True, timeout=120)
+
+
+def test_huge_numbers_never_abort(tmp_path):
+    claims = tmp_path / "c.toml"
+    claims.write_text('[[claim]]\nid = "big"\nkind = "dp"\nmechanism = "gaussian(sigma=1)"\neps = "1e400"\ndelta = "0.1"\n')
+    r = _run_cli("audit", str(claims), "--json")
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    # δ_1(1e400) < 0.1: the claim is true
+    assert json.loads(r.stdout)["claims"][0]["verdict"] == CONFIRMED
+    for argv in (("gdp", "delta", "--mu", "1", "--eps", "1e400"), ("profile", "gaussian(sigma=1)", "--eps", "1e400"),
+                 ("profile", "dpsgd(noise=1, rate=1/10, steps=3)", "--eps", "1e400")):
+        r = _run_cli(*argv)
+        assert r.returncode in (0, 1, 2) and "Traceback" not in r.stderr, (argv, r.stderr)
+
+
+def test_astronomically_small_enclosure_prints_outward():
+    """δ_1(1e400) ≈ 10^(−1.1e50): printed as 1e−N with the upper end above the truth."""
+    ans = delta_of(parse_spec("gaussian(sigma=1)"), "1e400")
+    hi = ans.enclosure.hi_str()
+    assert hi.startswith("1e-")
+    # log10 δ_1(ε) ≈ −ε²/(2 ln 10) ≈ −2.17e799 for ε = 1e400: the printed upper end 10^−n
+    # lies above the truth iff n <= 2.17e799
+    n = int(hi[3:])
+    assert 0 < n <= 2 * 10**799
+
+
+def test_certificate_with_extreme_mu(tmp_path):
+    doc = measurement_certificate(measure(parse_spec("laplace(scale=1/2)"), width="1e-3"))
+    for mu, valid in (("1e400", True), ("1e-400", False)):
+        bad = json.loads(json.dumps(doc))
+        bad["claim"]["mu"] = mu
+        bad["claim"].pop("mu_lower", None)
+        bad["evidence"].pop("witness", None)
+        f = tmp_path / f"{mu}.json"
+        f.write_text(json.dumps(bad))
+        r = _run_cli("verify", str(f))
+        assert "Traceback" not in r.stderr and r.returncode == (0 if valid else 1), (mu, r.stderr, r.stdout)

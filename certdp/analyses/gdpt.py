@@ -136,7 +136,7 @@ def _decimal_down(x: float, resolution: float, floor_value: Fraction) -> Fractio
 
 def delta_mu_cert_ball(mu: Fraction, eps: Fraction, rel_bits: int = 64) -> arb:
     """δ_μ(ε) ball at a precision that absorbs the cancellation of its two terms."""
-    prec = _delta_mu_start_prec(rel_bits, float(mu), float(eps))
+    prec = _delta_mu_start_prec(rel_bits, mu, eps)
     with working_precision(prec):
         return delta_mu_ball(to_ball(mu), to_ball(eps))
 
@@ -220,7 +220,7 @@ def _dmu_slope(mu_b: arb, eb: arb) -> tuple[arb, arb]:
 
 
 def _dmu_slope_at(mu: Fraction, mu_b: arb, eps: Fraction, eps_b: arb | None = None) -> tuple[arb, arb]:
-    prec = _delta_mu_start_prec(64, float(mu), float(eps))
+    prec = _delta_mu_start_prec(64, mu, eps)
     with working_precision(prec):
         return _dmu_slope(mu_b, to_ball(eps) if eps_b is None else eps_b)
 
@@ -346,7 +346,7 @@ def _cover2(
     while a < eps_h:
         if len(points) > max_cells:
             return _Cover(False, points, a, budget=True)
-        prec = max(PROFILE_PREC, _delta_mu_start_prec(64, float(mu), float(a)))
+        prec = max(PROFILE_PREC, _delta_mu_start_prec(64, mu, a))
         with working_precision(prec):
             U = mech.delta_ball(a_ball)
         counter.profile += 1
@@ -380,7 +380,7 @@ def _cover2(
                 if b <= a:
                     break
                 b_ball = _point_ball(b)
-                pb = max(prec, _delta_mu_start_prec(64, float(mu), float(b)))
+                pb = max(prec, _delta_mu_start_prec(64, mu, b))
                 with working_precision(pb):
                     ok = second_order_holds(P, dP, mu_b, a_ball, b_ball, b - a, f_a=fa)
                 counter.profile += 1

@@ -95,7 +95,7 @@ def _prof(mech: Any, eps: Fraction, prec: int) -> arb:
 
 
 def _dmu(mu: Fraction, eps: Fraction, prec: int) -> arb:
-    p = max(prec, _delta_mu_start_prec(prec - 24, float(mu), float(eps)))
+    p = max(prec, _delta_mu_start_prec(prec - 24, mu, eps))
     with working_precision(p):
         return delta_mu_ball(to_ball(mu), to_ball(eps))
 
@@ -163,7 +163,7 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
             if not fns:
                 return False
             P, dP = fns
-            pb = max(p, _delta_mu_start_prec(p - 24, float(mu), float(b)))
+            pb = max(p, _delta_mu_start_prec(p - 24, mu, b))
             with working_precision(pb):
                 return second_order_holds(P, dP, to_ball(mu), to_ball(a), to_ball(b), b - a)
 

@@ -59,6 +59,13 @@ def run_handler(args: argparse.Namespace) -> int:
     except PrecisionError as err:
         print(f"certdp: undecided: {err}", file=sys.stderr)
         return EXIT_UNDECIDED
+    except (OverflowError, ZeroDivisionError) as err:
+        # a float helper met a number beyond its range (e.g. 1e400): never a
+        # traceback, never an answer — say which range was exceeded
+        return fail(f"a number is outside the range this computation supports ({type(err).__name__}: {err}); "
+                    "try a less extreme value")
+    except MemoryError:
+        return fail("the computation needs more memory than is available (try a coarser grid or smaller inputs)")
     except BrokenPipeError:  # pragma: no cover - e.g. `certdp ... | head`
         return EXIT_OK
     except KeyboardInterrupt:  # pragma: no cover

@@ -57,8 +57,16 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
         a = -v if negative else v  # exact: enough bits for the mantissa
     # round the magnitude towards zero iff (down and positive) or (up and negative)
     towards_zero = (direction == "down") != negative
-    with working_precision(64):
-        e10 = int(a.log_base(10).mid().floor().unique_fmpz())
+    # the binary exponent can be astronomically large (δ_μ(1e400) ≈ 10^(−1e50)):
+    # work with enough bits to get log10 exactly to an integer
+    ebits = int(v.man_exp()[1]).bit_length()
+    with working_precision(64 + 2 * ebits):
+        log10 = a.log_base(10)
+        if ebits > 48:
+            # one significant digit, outward: 10^⌊log10 a⌋ <= a <= 10^⌈log10 a⌉
+            k10 = log10.lower().floor() if towards_zero else log10.upper().ceil()
+            return f"{'-' if negative else ''}1e{int(k10.unique_fmpz())}"
+        e10 = int(log10.mid().floor().unique_fmpz())
     work = int(digits * 3.33) + 64
     with working_precision(work):
         shift = digits - 1 - e10

@@ -76,18 +76,33 @@ def delta_mu_ball(mu: arb, eps: arb) -> arb:
     return Phi_ball(a) - eps.exp() * Phi_ball(a - mu)
 
 
-def _delta_mu_start_prec(rel_bits: int, mu: float, eps: float) -> int:
+def _safe_float(x: object) -> float:
+    """A float near the non-negative number x for precision guesses: never
+    raises (huge → 1e300, tiny → 0)."""
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except OverflowError:
+        return 1e300
+    except (ZeroDivisionError, ValueError, TypeError):
+        return 0.0
+
+
+def _delta_mu_start_prec(rel_bits: int, mu: object, eps: object) -> int:
     """Precision that usually suffices on the first try: target bits, the
     cancellation log2(1 + ε/μ²), the sensitivity of Φ at |a| ~ ε/μ + μ/2 to
     rounding of the inputs, and e^ε's sensitivity to rounding of ε."""
-    mu = max(mu, 1e-300)
+    # a guess only (the result is re-checked): clamp so floats never overflow
+    mu, eps = _safe_float(mu), _safe_float(eps)
+    mu = min(max(mu, 1e-150), 1e150)
+    eps = min(max(eps, 0.0), 1e300)
     a = min(eps / mu + mu / 2, 1e300)
-    return (
+    return min(
         rel_bits
         + 12
         + int(math.log2(1.0 + min(eps / (mu * mu), 1e300)))
         + 2 * int(math.log2(1.0 + a))
-        + int(math.log2(1.0 + eps))
+        + int(math.log2(1.0 + eps)),
+        1 << 16,
     )
 
 
