@@ -109,6 +109,11 @@ class Mechanism(ABC):
                 out.append(a)
         return tuple(out)
 
+    def vanishes_from(self) -> Fraction | None:
+        """An exact T with δ(ε) = 0 for every ε >= T, when the profile is
+        known to vanish there (pure-DP-type mechanisms); None otherwise."""
+        return None
+
     def gdp_mu_squared(self) -> Fraction | None:
         """μ² when the mechanism's trade-off curve is *exactly* Gaussian
         (μ-GDP and no better, Dong, Roth, Su, "Gaussian differential

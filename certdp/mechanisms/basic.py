@@ -72,6 +72,9 @@ class Laplace(CatalogMechanism):
         """Δ/b, the pure-DP level of the mechanism."""
         return self.sensitivity / self.scale
 
+    def vanishes_from(self) -> Fraction:
+        return self.theta  # (Δ/b)-DP
+
     def profile(self) -> sympy.Expr:
         return sympy.Max(1 - sympy.exp(EPS / 2 - _q(self.theta) / 2), 0)
 
@@ -222,6 +225,9 @@ class PureDP(CatalogMechanism):
     @property
     def delta0(self) -> Fraction:
         return Fraction(0)
+
+    def vanishes_from(self) -> Fraction | None:
+        return self.eps0 if self.delta0 == 0 else None
 
     def profile(self) -> sympy.Expr:
         return _approx_profile(self.eps0, self.delta0)

@@ -47,6 +47,9 @@ def delta_enclosure(mech: Mechanism, eps: object, *, digits: int | None = None, 
     if e < 0:
         raise InputError(f"eps must be >= 0, got eps = {eps}")
     b = _bits(digits, bits)
+    zero = mech.vanishes_from()
+    if zero is not None and e >= zero:
+        return Enclosure.exact(0)  # δ(ε) = 0 exactly (a rational comparison, no balls)
     return closed_form_enclosure(lambda: mech.delta_ball(to_ball(e)), b, f"{mech.name}: delta({eps})")
 
 

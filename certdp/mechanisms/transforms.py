@@ -143,6 +143,9 @@ class Compose(CatalogMechanism):
         """Is the composed profile available in closed form (k = 1 or Gaussian)?"""
         return self.k == 1 or self.mechanism.gdp_mu_squared() is not None
 
+    def vanishes_from(self) -> Fraction | None:
+        return self.mechanism.vanishes_from() if self.k == 1 else None
+
     def gdp_mu_squared(self) -> Fraction | None:
         """k-fold composition of exactly μ-GDP mechanisms is exactly √k μ-GDP
         (Dong, Roth, Su 2022, Cor. 2): μ² multiplies by k."""
@@ -223,6 +226,11 @@ class ClipReify(CatalogMechanism):
             raise InputError(f"clip_reify: eps_h must be > 0, got {self.eps_h}")
         if not self.lo < self.hi:
             raise InputError(f"clip_reify: need lo < hi, got lo = {self.lo}, hi = {self.hi}")
+
+    def vanishes_from(self) -> Fraction:
+        """The Laplace bound vanishes from ε_h on (Thm 4.7), the inner profile maybe earlier."""
+        inner = self.mechanism.vanishes_from()
+        return self.eps_h if inner is None else min(inner, self.eps_h)
 
     @property
     def noise_scale(self) -> Any:
