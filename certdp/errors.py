@@ -22,3 +22,39 @@ class PrecisionError(CertdpError, ArithmeticError):
 
     Raised instead of returning an uncertified or guessed answer.
     """
+
+
+class BudgetExceeded(CertdpError):
+    """A computation needs more time than the budget it was given (exit 1:
+    nothing is claimed, nothing is guessed)."""
+
+
+import time as _time  # noqa: E402
+from contextlib import contextmanager as _contextmanager  # noqa: E402
+from typing import Iterator as _Iterator  # noqa: E402
+
+_deadline: list[tuple[float, float]] = []  # (monotonic deadline, seconds) of the innermost budget
+
+
+@_contextmanager
+def budget(seconds: float | None) -> _Iterator[None]:
+    """Run the body under a time budget (None: unlimited).  Long loops call
+    :func:`check_budget` between steps; it raises :class:`BudgetExceeded`
+    once the budget is spent (never in the middle of a ball computation)."""
+    if seconds is None:
+        yield
+        return
+    if not seconds > 0:
+        raise InputError(f"the budget must be a positive number of seconds, got {seconds}")
+    _deadline.append((_time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _deadline.pop()
+
+
+def check_budget(what: str) -> None:
+    """Raise BudgetExceeded when the innermost budget is spent."""
+    if _deadline and _time.monotonic() > _deadline[-1][0]:
+        raise BudgetExceeded(f"{what} needs more than the budget of {_deadline[-1][1]:g} s "
+                             "(raise it with --budget SECONDS)")

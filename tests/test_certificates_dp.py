@@ -80,6 +80,6 @@ def test_audit_writes_certificates_that_verify(tmp_path, capsys):
     out = tmp_path / "certs"
     assert main(["audit", str(claims), "--certificates", str(out)]) == 0
     capsys.readouterr()
-    path = out / "lap.json"
+    (path,) = out.glob("lap-*.json")  # <safe id>-<hash of the id>.json
     assert json.loads(path.read_text())["claim"]["kind"] == "dp"
     assert main(["verify", str(path)]) == 0

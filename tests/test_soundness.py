@@ -394,3 +394,147 @@ def test_certificate_with_extreme_mu(tmp_path):
         f.write_text(json.dumps(bad))
         r = _run_cli("verify", str(f))
         assert "Traceback" not in r.stderr and r.returncode == (0 if valid else 1), (mu, r.stderr, r.stdout)
+
+
+# ---------------------------------------------------------------------------
+# defect 3: every claim field is validated
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fields, match", [
+    (dict(kind="gdp", mu="1", residual="-1"), "residual"),
+    (dict(kind="gdp", mu="1", residual="2"), "residual"),
+    (dict(kind="gdp", mu="0"), "mu"),
+    (dict(kind="dp", eps="-1", delta="0.1"), "eps"),
+    (dict(kind="dp", eps="1", delta="1.5"), "delta"),
+])
+def test_claim_fields_are_validated(fields, match, tmp_path, capsys):
+    from certdp.errors import InputError  # noqa: PLC0415
+
+    with pytest.raises(InputError, match=match):
+        _claim(id="x", mechanism="laplace(scale=1)", **fields)
+    body = "".join(f'{k} = "{v}"\n' for k, v in fields.items())
+    f = tmp_path / "c.toml"
+    f.write_text(f'[[claim]]\nid = "x"\nmechanism = "laplace(scale=1)"\n{body}')
+    assert main(["audit", str(f)]) == 2
+    assert "'x'" in capsys.readouterr().err  # the message names the claim
+
+
+# ---------------------------------------------------------------------------
+# defect 4: certificate files never leave the target directory
+# ---------------------------------------------------------------------------
+
+
+def test_audit_certificate_names_are_safe(tmp_path):
+    from certdp.cli.audit import certificate_filename  # noqa: PLC0415
+
+    ids = ["../x", "/etc/passwd", "a/b", "a\x00b", "z" * 300, ".hidden", "ok-id"]
+    names = [certificate_filename(i) for i in ids]
+    assert len(set(names)) == len(ids)
+    for n in names:
+        assert "/" not in n and "\x00" not in n and not n.startswith(".") and len(n) < 120
+    claims = tmp_path / "c.toml"
+    out = tmp_path / "out"
+    body = "".join(f'[[claim]]\nid = {json.dumps(i)}\nkind = "dp"\nmechanism = "laplace(scale=1)"\neps = "1"\ndelta = "0.5"\n'
+                   for i in ids if "\x00" not in i)
+    claims.write_text(body)
+    assert main(["audit", str(claims), "--certificates", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert len(written) == len(ids) - 1 and not (tmp_path / "x.json").exists()
+    assert all(check(json.loads((out / n).read_text())).valid for n in written)
+
+
+def test_audit_certificate_dir_errors(tmp_path, capsys):
+    claims = tmp_path / "c.toml"
+    claims.write_text('[[claim]]\nid = "a"\nkind = "dp"\nmechanism = "laplace(scale=1)"\neps = "1"\ndelta = "0.5"\n')
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["audit", str(claims), "--certificates", str(blocker / "sub")]) == 2
+    assert "--certificates" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# defect 5: no denial of service on the checker
+# ---------------------------------------------------------------------------
+
+
+def test_nested_subsample_is_linear_and_exact():
+    import time  # noqa: PLC0415
+
+    spec = "laplace(scale=1)"
+    for _ in range(30):
+        spec = f"subsample({spec}, rate=99/100)"
+    t = time.perf_counter()
+    enc = delta_of(parse_spec(spec), "1/10").enclosure
+    assert time.perf_counter() - t < 2  # was 2^30 evaluations (hours)
+    with mpmath.workdps(50):
+        x, g, fac = mpmath.mpf(1) / 10, mpmath.mpf(99) / 100, 1
+        for _ in range(30):
+            x, fac = mpmath.log(1 + (mpmath.exp(x) - 1) / g), fac * g
+        truth = fac * (1 - mpmath.exp(x / 2 - mpmath.mpf(1) / 2))
+    assert enc.contains(mpmath.nstr(truth, 40)) and enc.relative_width() < 1e-20
+
+
+def test_verify_limits(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.write(b" " * (16 * 2**20 + 10))
+    for path in (str(big), str(tmp_path), "/dev/zero"):
+        r = _run_cli("verify", path)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (path, r.stderr)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    r = _run_cli("verify", str(deep))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_budget_stops_with_a_message(capsys):
+    assert main(["measure", "laplace(scale=1/2)", "--budget", "0.001"]) == 1
+    assert "needs more than the budget" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# defect 8: one reading of every document
+# ---------------------------------------------------------------------------
+
+
+def test_non_ascii_digits_are_refused(tmp_path):
+    from certdp.errors import InputError  # noqa: PLC0415
+    from certdp.numerics.exact import exact  # noqa: PLC0415
+
+    for text in ("١/٢", "１.81", "٣"):
+        with pytest.raises(InputError):
+            exact(text)
+    with pytest.raises(InputError):
+        parse_spec("laplace(scale=١/٢)")
+    doc = measurement_certificate(measure(parse_spec("laplace(scale=1/2)"), width="1e-3"))
+    doc["claim"]["mu"] = "１.81"
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    assert main(["verify", str(f)]) == 2
+
+
+def test_duplicate_keys_are_malformed(tmp_path):
+    doc = measurement_certificate(measure(parse_spec("laplace(scale=1/2)"), width="1e-3"))
+    text = json.dumps(doc)
+    f = tmp_path / "c.json"
+    # a second "claim" whose μ is false; json.loads alone would take it silently
+    f.write_text(text[:-1] + ', "claim": {"kind": "gdp", "mu": "0.1", "eps_max": "2"}}')
+    assert main(["verify", str(f)]) == 2
+    f.write_text(text.replace('"kind": "gdp"', '"kind": "gdp", "kind": "gdp_head"', 1))
+    assert main(["verify", str(f)]) == 2
+
+
+def test_numbers_beyond_the_digit_limit(tmp_path):
+    from certdp.errors import InputError  # noqa: PLC0415
+    from certdp.numerics.exact import exact  # noqa: PLC0415
+
+    for text in ("1e100000", "1" * 5000, "1e-5000"):
+        with pytest.raises(InputError):
+            exact(text)
+    doc = measurement_certificate(measure(parse_spec("laplace(scale=1/2)"), width="1e-3"))
+    doc["claim"]["mu"] = "1e100000"
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(doc))
+    r = _run_cli("verify", str(f))
+    assert r.returncode == 2 and "Traceback" not in r.stderr

@@ -48,7 +48,7 @@ from typing import Any
 
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.numerics.ball import (
     MAX_PREC,
@@ -284,6 +284,7 @@ def _cover(
     a_ball = _point_ball(a)
     counter.mu += 1
     while a < eps_h:
+        check_budget("the GDPT cell cover")
         if len(points) > max_cells:
             return _Cover(False, points, a, budget=True)
         with working_precision(PROFILE_PREC):
@@ -344,6 +345,7 @@ def _cover2(
     counter.mu += 1
     h_prev: float | None = None
     while a < eps_h:
+        check_budget("the GDPT cell cover")
         if len(points) > max_cells:
             return _Cover(False, points, a, budget=True)
         prec = max(PROFILE_PREC, _delta_mu_start_prec(64, mu, a))

@@ -176,6 +176,15 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         raise InputError(f"claim {cid!r}, field 'eps': must be >= 0")
     if "mu" in values and values["mu"] <= 0:
         raise InputError(f"claim {cid!r}, field 'mu': must be positive")
+    if "residual" in values and not 0 <= values["residual"] <= 1:
+        raise InputError(f"claim {cid!r}, field 'residual': must lie in [0, 1] (a δ-mass)")
+    for k, v in values.get("at", {}).items():
+        if not isinstance(v, Fraction):
+            continue  # a closed expression: its range is checked where it is evaluated
+        if k == "eps" and v < 0:
+            raise InputError(f"claim {cid!r}, field 'at.eps': must be >= 0")
+        if k == "delta" and not 0 <= v < 1:
+            raise InputError(f"claim {cid!r}, field 'at.delta': must lie in [0, 1)")
     return Claim(id=cid, kind=kind, mechanism=mech, source=table.get("source", ""),
                  note=table.get("note", ""), **values)
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.mechanisms.profile_functions import profile_functions
 from certdp.numerics.cells import second_order_holds
 from certdp.certificates.facts import assumptions_of, known_facts_step, parse_mechanism
@@ -45,6 +46,10 @@ from certdp.certificates.schema import (
 from certdp.numerics.ball import MAX_PREC, dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.exact import exact
 from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball
+
+
+#: Largest certificate file the checker reads (bytes); see docs/certificates.md.
+MAX_FILE_BYTES = 16 * 2**20
 
 
 class StepFailed(Exception):
@@ -149,6 +154,8 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
             raise StepFailed(f"cells: breakpoints {i} and {i + 1} are not increasing")
     fns = None  # (P, P') for the second-order test, built on first need
     for i in range(len(cells) - 1):
+        if i % 64 == 0:
+            check_budget("checking the certificate's cells")
         a, b = cells[i], cells[i + 1]
 
         def cell_ok(p: int, a: Fraction = a, b: Fraction = b) -> bool:
@@ -246,16 +253,39 @@ def check(doc: Any) -> CheckResult:
 
 
 def load(path: str) -> Any:
-    """Parse a certificate file (MalformedCertificate on bad JSON)."""
+    """Parse a certificate file: at most MAX_FILE_BYTES of UTF-8 JSON, no
+    floats, no duplicate keys (MalformedCertificate otherwise)."""
+    if os.path.isdir(path):
+        raise InputError(f"cannot read certificate {path!r}: it is a directory")
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)  # never more: /dev/zero must not hang
     except OSError as err:
         raise InputError(f"cannot read certificate {path!r}: {err.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise MalformedCertificate(f"{path}: larger than {MAX_FILE_BYTES} bytes (the format's limit)")
     try:
-        return json.loads(text, parse_float=_no_float, parse_int=int, parse_constant=_no_float)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise MalformedCertificate(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    try:
+        return json.loads(text, parse_float=_no_float, parse_int=int, parse_constant=_no_float,
+                          object_pairs_hook=_no_duplicates)
     except ValueError as err:
         raise MalformedCertificate(f"{path}: not valid JSON ({err})") from None
+    except RecursionError:
+        raise MalformedCertificate(f"{path}: JSON nested too deeply") from None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object with each key once: a repeated key (which json would
+    silently resolve to the last value) makes the document ambiguous."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
 
 
 def _no_float(text: str) -> Any:

@@ -18,7 +18,7 @@ TOP_FIELDS = {"format", "version", "claim", "mechanism", "evidence", "precision"
 #: Lowest / highest accepted starting precision (bits).
 MIN_PRECISION, MAX_PRECISION = 32, 4096
 #: Most cells a certificate may list.
-MAX_CELLS = 10_000_000
+MAX_CELLS = 250_000  # = certdp.analyses.gdpt.MAX_CELLS, the most a measurement writes
 
 #: claim kind -> (required claim fields, optional claim fields, required evidence, optional evidence)
 GDP_KINDS: dict[str, tuple[set[str], set[str], set[str], set[str]]] = {

@@ -36,6 +36,48 @@ def _table(verdicts: list) -> str:
     return "\n".join(out + ([""] + ["not confirmed, or confirmed only under unproved assumptions:"] + details if details else []) + ["", summary])
 
 
+#: Longest claim-derived part of a certificate file name.
+MAX_NAME = 80
+
+
+def certificate_filename(claim_id: str) -> str:
+    """A safe file name for a claim's certificate: the id's characters from
+    [A-Za-z0-9._-] (others become '_', no leading dots, at most MAX_NAME),
+    plus a short hash of the exact id so distinct ids never collide.  Never a
+    path: no separators, no '..', no NUL."""
+    import hashlib  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", claim_id).lstrip(".")[:MAX_NAME] or "claim"
+    digest = hashlib.sha256(claim_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{stem}-{digest}.json"
+
+
+def _printable(text: str) -> str:
+    return text.encode("unicode_escape").decode("ascii")[:60]
+
+
+def _prepare_dir(path: str) -> str:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"--certificates {path!r}: cannot create the directory ({err.strerror})") from None
+    if not os.path.isdir(path) or not os.access(path, os.W_OK):
+        raise InputError(f"--certificates {path!r}: not a writable directory")
+    return os.path.realpath(path)
+
+
+def _write_certificate(out_dir: str, claim_id: str, doc: dict) -> None:
+    target = os.path.realpath(os.path.join(out_dir, certificate_filename(claim_id)))
+    if os.path.dirname(target) != out_dir:  # pragma: no cover - excluded by certificate_filename
+        raise InputError(f"refusing to write outside {out_dir!r}: {target!r}")
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1)
+    except OSError as err:
+        raise InputError(f"cannot write certificate {target!r}: {err.strerror}") from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from certdp.audit import builtin_path, load_claims
 
@@ -45,28 +87,28 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError(f"--jobs must be >= 1, got {args.jobs}")
     want = args.certificates is not None
+    if want:
+        out_dir = _prepare_dir(args.certificates)
     work = [(c, want) for c in claims]
     show_progress = sys.stderr.isatty() and not args.json
     verdicts = []
+
+    def done(i: int, v: object) -> None:
+        if show_progress:
+            print(f"\r[{i + 1}/{len(work)}] {_printable(v.id)}".ljust(70), end="", file=sys.stderr, flush=True)
+        if want and v.certificate is not None:
+            _write_certificate(out_dir, v.id, v.certificate)  # as soon as the claim is decided
+        verdicts.append(v)
+
     if args.jobs == 1:
         for i, w in enumerate(work):
-            if show_progress:
-                print(f"\r[{i + 1}/{len(work)}] {w[0].id}".ljust(70), end="", file=sys.stderr, flush=True)
-            verdicts.append(_one(w))
+            done(i, _one(w))
     else:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             for i, v in enumerate(pool.map(_one, work)):
-                if show_progress:
-                    print(f"\r[{i + 1}/{len(work)}] {v.id}".ljust(70), end="", file=sys.stderr, flush=True)
-                verdicts.append(v)
+                done(i, v)
     if show_progress:
         print(file=sys.stderr)
-    if want:
-        os.makedirs(args.certificates, exist_ok=True)
-        for v in verdicts:
-            if v.certificate is not None:
-                with open(os.path.join(args.certificates, f"{v.id}.json"), "w", encoding="utf-8") as fh:
-                    json.dump(v.certificate, fh, indent=1)
     if args.json:
         print(json.dumps({"claims": [v.to_json() for v in verdicts]}))
     else:
@@ -80,7 +122,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        + " Exit 0 when every claim is decided, 1 if any is INCONCLUSIVE or UNSUPPORTED, 2 on a malformed file.")
     p.add_argument("file", nargs="?", help="claims file (TOML)")
     p.add_argument("--builtin", metavar="NAME", help="a bundled claims file, e.g. 'seeds'")
-    p.add_argument("--certificates", metavar="DIR", help="write certificates (where a kind has one) to DIR")
+    p.add_argument("--certificates", metavar="DIR",
+                   help="write a certificate per decided claim to DIR as <safe id>-<hash>.json, as soon as it is decided")
     p.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
     add_json_flag(p)
     p.set_defaults(handler=_run)

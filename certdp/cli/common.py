@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, Callable
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import BudgetExceeded, InputError, PrecisionError, budget
 from certdp.numerics.enclosure import Enclosure
 
 EXIT_OK = 0
@@ -48,16 +48,33 @@ def fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
+def _seconds(text: object) -> float:
+    from certdp.numerics.exact import exact  # noqa: PLC0415
+
+    return float(exact(text, "--budget"))
+
+
+def add_budget_flag(p: argparse.ArgumentParser, default: str) -> None:
+    """``--budget SECONDS``: stop with "needs more than the budget" (exit 1)."""
+    p.add_argument("--budget", default=default, metavar="SECONDS",
+                   help=f"time budget in seconds (default {default}); exceeding it exits 1 with a message")
+
+
 def run_handler(args: argparse.Namespace) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - argparse requires a subcommand
         return fail("no command given")
     try:
-        return int(handler(args))
+        seconds = getattr(args, "budget", None)
+        with budget(None if seconds is None else _seconds(seconds)):
+            return int(handler(args))
     except InputError as err:
         return fail(str(err))
     except PrecisionError as err:
         print(f"certdp: undecided: {err}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    except BudgetExceeded as err:
+        print(f"certdp: {err}", file=sys.stderr)
         return EXIT_UNDECIDED
     except (OverflowError, ZeroDivisionError) as err:
         # a float helper met a number beyond its range (e.g. 1e400): never a

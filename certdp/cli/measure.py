@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from certdp.cli.common import EXIT_OK, add_json_flag, emit
+from certdp.cli.common import EXIT_OK, add_budget_flag, add_json_flag, emit
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -86,5 +86,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--width", default="1e-6", help="target width of the mu enclosure (default 1e-6)")
     p.add_argument("--eta-max", dest="eta_max", default=None, help="bound on the residual delta_A(eps_h) used to choose eps_h (default 1e-30)")
     p.add_argument("--certificate", metavar="FILE", default=None, help="write a certificate (check with `certdp verify FILE`)")
+    add_budget_flag(p, "600")
     add_json_flag(p)
     p.set_defaults(handler=_run)

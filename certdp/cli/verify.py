@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from certdp.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
+from certdp.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNDECIDED, add_budget_flag, add_json_flag, emit
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "checker. Exit 0 VALID, 1 INVALID or valid only under unproved assumptions "
         "(which are printed), 2 malformed.",
     )
-    p.add_argument("file", help="certificate JSON file")
+    p.add_argument("file", help="certificate JSON file (at most 16 MiB)")
+    add_budget_flag(p, "600")
     add_json_flag(p)
     p.set_defaults(handler=_run)

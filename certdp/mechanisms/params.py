@@ -139,9 +139,32 @@ class CatalogMechanism(Mechanism):
         """Ball containing δ(ε) for all ε in ``eps`` ∩ [0, ∞).
 
         Catalog profiles are non-increasing, so the range over an interval
-        [a, b] lies in [δ(b), δ(a)]: we evaluate the two exact endpoints.
+        [a, b] lies in [δ(b), δ(a)]: the lower end comes from a lower bound at
+        b, the upper end from an upper bound at a (two one-sided chains, so
+        nested transforms cost linear, not exponential, time in the depth).
         """
-        return monotone_range(self.delta_point_ball, eps)
+        if not eps.is_finite():
+            raise InputError(f"eps ball {eps} is not finite")
+        if eps.is_exact():
+            if eps < 0:
+                raise InputError(f"eps must be >= 0, got {eps}")
+            return self.delta_point_ball(eps)
+        hi = upper_bound(eps)
+        if hi < 0:
+            raise InputError(f"eps must be >= 0, got the ball {eps}")
+        lo = lower_bound(eps)
+        if lo < 0:
+            lo = arb(0)
+        return self.delta_lower_at(hi).lower().union(self.delta_upper_at(lo).upper())
+
+    def delta_upper_at(self, eps: arb) -> arb:
+        """A ball whose upper end bounds δ(ε) from above at the exact point ``eps``
+        (default: the two-sided point evaluation)."""
+        return self.delta_point_ball(eps)
+
+    def delta_lower_at(self, eps: arb) -> arb:
+        """A ball whose lower end bounds δ(ε) from below at the exact point ``eps``."""
+        return self.delta_point_ball(eps)
 
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         """Enclosure of the smallest ε >= 0 with δ(ε) <= delta from a closed
@@ -230,6 +253,23 @@ def monotone_range(point: Any, eps: arb) -> arb:
     if lo < 0:
         lo = arb(0)
     return point(hi).union(point(lo))
+
+
+def upper_over(mech: Mechanism, x: arb) -> arb:
+    """A ball whose upper end bounds δ_M over the ball ``x`` (ε >= 0): for a
+    catalog mechanism (non-increasing profile) the upper chain at lower(x),
+    else M's own range evaluation."""
+    if isinstance(mech, CatalogMechanism) and type(mech).delta_ball is CatalogMechanism.delta_ball:
+        lo = lower_bound(x)
+        return mech.delta_upper_at(lo if lo >= 0 else arb(0))
+    return mech.delta_ball(x)
+
+
+def lower_over(mech: Mechanism, x: arb) -> arb:
+    """A ball whose lower end bounds δ_M from below over the ball ``x``."""
+    if isinstance(mech, CatalogMechanism) and type(mech).delta_ball is CatalogMechanism.delta_ball:
+        return mech.delta_lower_at(upper_bound(x))
+    return mech.delta_ball(x)
 
 
 def positive_part(x: arb) -> arb:

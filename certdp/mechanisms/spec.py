@@ -54,7 +54,7 @@ _TOKEN = re.compile(
   | (?P<string>"(?:[^"\\]|\\["\\])*")
   | (?P<punct>[(),=/+-])
     """,
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,  # ASCII digits and names only: one reading of every spec
 )
 
 

@@ -44,7 +44,9 @@ from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,
     closed_form_enclosure,
+    lower_over,
     Param,
+    upper_over,
     bind_arguments,
     min_ball,
     positive_part,
@@ -81,12 +83,24 @@ class Subsample(CatalogMechanism):
             return inner
         return g * inner.subs(EPS, sympy.log(1 + (sympy.exp(EPS) - 1) / g))
 
+    def _inner_eps(self, eps: arb) -> arb:
+        return (eps.expm1() / to_ball(self.rate)).log1p()
+
     def delta_point_ball(self, eps: arb) -> arb:
         if self.rate == 1:
             return self.mechanism.delta_ball(eps)
-        g = to_ball(self.rate)
-        inner_eps = (eps.expm1() / g).log1p()
-        return g * self.mechanism.delta_ball(inner_eps)
+        return self.delta_lower_at(eps).lower().union(self.delta_upper_at(eps).upper())
+
+    def delta_upper_at(self, eps: arb) -> arb:
+        """γ · (upper bound of δ_M at the lower end of the mapped ε): one chain."""
+        if self.rate == 1:
+            return upper_over(self.mechanism, eps)
+        return to_ball(self.rate) * upper_over(self.mechanism, self._inner_eps(eps))
+
+    def delta_lower_at(self, eps: arb) -> arb:
+        if self.rate == 1:
+            return lower_over(self.mechanism, eps)
+        return to_ball(self.rate) * lower_over(self.mechanism, self._inner_eps(eps))
 
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         """γ δ_M(ε) <= D  ⇔  ε >= ε_M(D/γ), and ε' = log(1 + γ(e^ε − 1)) is
@@ -241,11 +255,22 @@ class ClipReify(CatalogMechanism):
         lap = sympy.Max(1 - sympy.exp(EPS / 2 - _q(self.eps_h) / 2), 0)
         return sympy.Min(self.mechanism.profile(), lap)
 
+    def _laplace_bound(self, eps: arb) -> arb:
+        return positive_part(-((eps - to_ball(self.eps_h)) / 2).expm1())
+
     def delta_point_ball(self, eps: arb) -> arb:
-        lap = positive_part(-((eps - to_ball(self.eps_h)) / 2).expm1())
+        lap = self._laplace_bound(eps)
         if lap.is_zero():
             return lap
         return min_ball(self.mechanism.delta_ball(eps), lap)
+
+    def delta_upper_at(self, eps: arb) -> arb:
+        lap = self._laplace_bound(eps)
+        return lap if lap.is_zero() else min_ball(upper_over(self.mechanism, eps), lap)
+
+    def delta_lower_at(self, eps: arb) -> arb:
+        lap = self._laplace_bound(eps)
+        return lap if lap.is_zero() else min_ball(lower_over(self.mechanism, eps), lap)
 
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         """min(δ_M, δ_lap) <= D  ⇔  ε >= min(ε_M(D), ε_lap(D)), with

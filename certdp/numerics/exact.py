@@ -21,18 +21,21 @@ from certdp.errors import InputError
 ExactLike = Union[int, Fraction, float, str, Decimal, "sympy.Rational"]  # noqa: F821
 
 #: Largest decimal exponent accepted in an exact parameter.  "1e-400" is fine;
-#: "1e-99999999" would build a 330-million-bit integer and is rejected.
-MAX_DECIMAL_EXPONENT = 100_000
-#: Largest number of digits accepted in one numeral.
-MAX_DIGITS = 10_000
+#: "1e-99999999" would build a 330-million-bit integer and is rejected; the
+#: bound also keeps every exact number printable (Python refuses to print
+#: integers of more than 4300 digits).
+MAX_DECIMAL_EXPONENT = 4_000
+#: Largest number of characters accepted in one numeral (below Python's
+#: 4300-digit int-string limit).
+MAX_DIGITS = 4_000
 
 _DECIMAL = re.compile(
     r"""^\s*(?P<sign>[+-]?)
         (?:(?P<int>\d+)(?:\.(?P<frac>\d*))?|\.(?P<frac2>\d+))
         (?:[eE](?P<exp>[+-]?\d+))?\s*$""",
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,  # ASCII digits only: "١/٢" is not a number here
 )
-_RATIO = re.compile(r"^\s*(?P<num>[+-]?\d+)\s*/\s*(?P<den>\d+)\s*$")
+_RATIO = re.compile(r"^\s*(?P<num>[+-]?\d+)\s*/\s*(?P<den>\d+)\s*$", re.ASCII)
 
 
 def parse_decimal(text: str) -> Fraction:
@@ -46,7 +49,7 @@ def parse_decimal(text: str) -> Fraction:
 def _parse_decimal_cached(text: str) -> Fraction:
     """Parsing is pure and Fractions are immutable, so results are cached."""
     if len(text) > MAX_DIGITS:
-        raise InputError(f"number string of {len(text)} characters is too long")
+        raise InputError(f"number string of {len(text)} characters is too long (at most {MAX_DIGITS})")
     m = _RATIO.match(text)
     if m:
         den = int(m.group("den"))
