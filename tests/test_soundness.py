@@ -17,6 +17,7 @@ from __future__ import annotations
 from certdp.certificates.writer import measurement_certificate
 
 import json
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -538,3 +539,39 @@ def test_numbers_beyond_the_digit_limit(tmp_path):
     f.write_text(json.dumps(doc))
     r = _run_cli("verify", str(f))
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+@st.composite
+def exact_wrapped(draw):
+    """A wrapped mechanism with an exact profile and its mpmath profile."""
+    base = draw(st.sampled_from(["laplace(scale=1/2)", "pure_dp(eps=1)", "randomized_response(p=3/4)"]))
+    truth = {
+        "laplace(scale=1/2)": lambda e: max(1 - mpmath.exp(e / 2 - 1), 0),
+        "pure_dp(eps=1)": lambda e: max(mpmath.e - mpmath.exp(e), 0) / (1 + mpmath.e),
+        "randomized_response(p=3/4)": lambda e: max(mpmath.mpf(3) / 4 - mpmath.exp(e) / 4, 0),
+    }[base]
+    spec = base
+    for _ in range(draw(st.integers(0, 2))):
+        num = draw(st.integers(1, 4))
+        spec = f"compose(subsample({spec}, rate={num}/4), k=1)"
+        truth = (lambda g, t: lambda e: g * t(mpmath.log(1 + (mpmath.exp(e) - 1) / g)))(mpmath.mpf(num) / 4, truth)
+    return spec, truth
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(exact_wrapped())
+def test_campaign_gdp_certificates_against_truth(case):
+    """Every VALID gdp certificate of a wrapped exact mechanism: δ_A <= δ_μ at
+    sampled ε, and its μ⁻ witness really has δ_A(ε*) >= δ_{μ⁻}(ε*) (mpmath)."""
+    spec, truth = case
+    m = measure(parse_spec(spec), width="1e-3")
+    doc = measurement_certificate(m)
+    assert check(doc).valid
+    mu = mpmath.mpf(doc["claim"]["mu"])
+    with mpmath.workdps(40):
+        for k in range(0, 41):
+            e = mpmath.mpf(k) / 8
+            assert truth(e) <= _mp_delta_mu(mu, e) + mpmath.mpf(doc["claim"].get("residual", "0")) + mpmath.mpf("1e-30")
+        if "mu_lower" in doc["claim"]:
+            e = mpmath.mpf(Fraction(doc["evidence"]["witness"]["eps"]).numerator) / Fraction(doc["evidence"]["witness"]["eps"]).denominator
+            assert truth(e) >= _mp_delta_mu(mpmath.mpf(doc["claim"]["mu_lower"]), e)
