@@ -143,18 +143,10 @@ class CatalogMechanism(Mechanism):
         b, the upper end from an upper bound at a (two one-sided chains, so
         nested transforms cost linear, not exponential, time in the depth).
         """
-        if not eps.is_finite():
-            raise InputError(f"eps ball {eps} is not finite")
-        if eps.is_exact():
-            if eps < 0:
-                raise InputError(f"eps must be >= 0, got {eps}")
+        ends = nonnegative_ends(eps)
+        if ends is None:
             return self.delta_point_ball(eps)
-        hi = upper_bound(eps)
-        if hi < 0:
-            raise InputError(f"eps must be >= 0, got the ball {eps}")
-        lo = lower_bound(eps)
-        if lo < 0:
-            lo = arb(0)
+        lo, hi = ends
         return self.delta_lower_at(hi).lower().union(self.delta_upper_at(lo).upper())
 
     def delta_upper_at(self, eps: arb) -> arb:
@@ -237,22 +229,20 @@ def bind_arguments(cls: type, args: tuple, kwargs: Mapping[str, Any]) -> dict[st
     return out
 
 
-def monotone_range(point: Any, eps: arb) -> arb:
-    """Range of a non-increasing function over ``eps`` ∩ [0, ∞) from its two
-    endpoints: a ball containing [f(hi), f(lo)]."""
+def nonnegative_ends(eps: arb) -> tuple[arb, arb] | None:
+    """The exact ends (lo, hi) of ``eps`` ∩ [0, ∞), or None when ``eps`` is an
+    exact point (InputError for non-finite or negative balls)."""
     if not eps.is_finite():
         raise InputError(f"eps ball {eps} is not finite")
     if eps.is_exact():
         if eps < 0:
             raise InputError(f"eps must be >= 0, got {eps}")
-        return point(eps)
+        return None
     hi = upper_bound(eps)
     if hi < 0:
         raise InputError(f"eps must be >= 0, got the ball {eps}")
     lo = lower_bound(eps)
-    if lo < 0:
-        lo = arb(0)
-    return point(hi).union(point(lo))
+    return (lo if lo >= 0 else arb(0)), hi
 
 
 def upper_over(mech: Mechanism, x: arb) -> arb:
