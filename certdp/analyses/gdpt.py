@@ -58,6 +58,7 @@ from certdp.numerics.ball import (
     upper_bound,
     working_precision,
 )
+from certdp.numerics.decide import decide
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact, fraction_to_str
 from certdp.numerics.gdp import (
@@ -555,17 +556,11 @@ def _choose_eps_h(mech: Mechanism, eta_max: Fraction, counter: _Counter) -> tupl
 
 def _le(x: arb, q: Fraction) -> bool:
     """Certified x <= q for an exact ball x and a rational q."""
-    prec = 128
-    while True:
-        with working_precision(prec):
-            b = to_ball(q)
-            if x <= b:
-                return True
-            if x > b:
-                return False
-        prec *= 4
-        if prec > MAX_PREC:
-            raise PrecisionError(f"cannot compare {x} with {q}")
+    def test(_prec: int) -> bool | None:
+        b = to_ball(q)
+        return True if x <= b else (False if x > b else None)
+
+    return decide(test, start=128, what=f"comparing {x} with {q}")
 
 
 def _sample_points(eps_h: Fraction) -> list[Fraction]:

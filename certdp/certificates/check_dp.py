@@ -30,6 +30,7 @@ from certdp.certificates.schema import (
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
@@ -67,23 +68,26 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     if step is not None:
         return False, step
     kind = doc["claim"]["kind"]
-    prec = doc["precision"]
-    while True:
-        try:
-            with working_precision(prec):
-                y = mech.delta_ball(to_ball(eps))
-                d = to_ball(delta)
-                if y.is_finite():
-                    if kind == "dp" and upper_bound(y) <= lower_bound(d):
-                        return True, None
-                    if kind == "not_dp" and lower_bound(y) > upper_bound(d):
-                        return True, None
-                    if kind == "dp" and lower_bound(y) > upper_bound(d):
-                        return False, f"delta_M({doc['claim']['eps']}) > {doc['claim']['delta']}: not (eps, delta)-DP"
-                    if kind == "not_dp" and upper_bound(y) <= lower_bound(d):
-                        return False, f"delta_M({doc['claim']['eps']}) <= {doc['claim']['delta']}: the mechanism is (eps, delta)-DP"
-        except (PrecisionError, InputError) as err:
-            return False, f"profile evaluation failed: {err}"
-        if prec >= MAX_PREC // 2:
-            return False, "undecided: delta_M(eps) could not be separated from delta"
-        prec *= 2
+    claim = doc["claim"]
+
+    def test(_prec: int) -> tuple[bool, str | None] | None:
+        y = mech.delta_ball(to_ball(eps))
+        d = to_ball(delta)
+        if not y.is_finite():
+            return None
+        if kind == "dp" and upper_bound(y) <= lower_bound(d):
+            return True, None
+        if kind == "not_dp" and lower_bound(y) > upper_bound(d):
+            return True, None
+        if kind == "dp" and lower_bound(y) > upper_bound(d):
+            return False, f"delta_M({claim['eps']}) > {claim['delta']}: not (eps, delta)-DP"
+        if kind == "not_dp" and upper_bound(y) <= lower_bound(d):
+            return False, f"delta_M({claim['eps']}) <= {claim['delta']}: the mechanism is (eps, delta)-DP"
+        return None
+
+    try:
+        return decide(test, start=doc["precision"], cap=MAX_PREC // 2, what="delta_M(eps) against delta")
+    except InputError as err:
+        return False, f"profile evaluation failed: {err}"
+    except PrecisionError:
+        return False, "undecided: delta_M(eps) could not be separated from delta"

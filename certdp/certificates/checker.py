@@ -44,6 +44,7 @@ from certdp.certificates.schema import (
     validate_top,
 )
 from certdp.numerics.ball import MAX_PREC, dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball
 
@@ -106,16 +107,12 @@ def _dmu(mu: Fraction, eps: Fraction, prec: int) -> arb:
 
 
 def _decide(test, prec: int, what: str) -> None:
-    """Run ``test(prec)`` (True = holds) at prec, 2 prec, 4 prec; raise StepFailed."""
-    p = prec
-    for _ in range(3):
-        try:
-            if test(p):
-                return
-        except PrecisionError:
-            pass
-        p = min(2 * p, MAX_PREC)
-    raise StepFailed(what)
+    """Run ``test(prec)`` (True = holds) at prec, 2 prec, 4 prec (the checker
+    re-evaluates, it does not search); raise StepFailed."""
+    try:
+        decide(lambda p: True if test(p) else None, start=prec, doublings=2, what=what)
+    except PrecisionError:
+        raise StepFailed(what) from None
 
 
 @functools.lru_cache(maxsize=32)

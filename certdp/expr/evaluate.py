@@ -37,7 +37,8 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import adaptive, digits_to_bits, exact_ball, to_ball
+from certdp.numerics.decide import adaptive
+from certdp.numerics.ball import digits_to_bits, exact_ball, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball

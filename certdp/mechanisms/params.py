@@ -30,6 +30,7 @@ from certdp.numerics.ball import (
     upper_bound,
     working_precision,
 )
+from certdp.numerics.decide import decide
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
@@ -185,19 +186,14 @@ def closed_form_enclosure(compute: Any, bits: int, what: str) -> Enclosure:
     is <= 2^-2·bits (values that are exactly 0, e.g. δ(ε) for ε >= ε₀ of
     pure DP, never get a small relative width).  At the precision cap the
     (sound, wider) ball is returned."""
-    prec = bits + 32
     cap = min(MAX_PREC, 16 * bits + 1024)
-    while True:
-        with working_precision(prec):
-            y = compute()
-            ok = y.is_finite() and (
-                y.is_exact() or rel_accuracy_bits(y) >= bits or y.rad() * 2 ** (2 * bits) <= 1
-            )
-        if ok or (prec >= cap and y.is_finite()):
-            return Enclosure.from_ball(y)
-        if prec >= cap:
-            raise PrecisionError(f"{what}: no finite enclosure at {prec} bits")
-        prec = min(2 * prec, cap)
+
+    def test(prec: int) -> arb | None:
+        y = compute()
+        ok = y.is_finite() and (y.is_exact() or rel_accuracy_bits(y) >= bits or y.rad() * 2 ** (2 * bits) <= 1)
+        return y if ok or (prec >= cap and y.is_finite()) else None  # at the cap: the sound, wider ball
+
+    return Enclosure.from_ball(decide(test, start=bits + 32, cap=cap, what=f"{what}: a finite enclosure"))
 
 
 def bind_arguments(cls: type, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from flint import arb
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.base import Mechanism
 from certdp.mechanisms.params import DeltaUnattainable, closed_form_enclosure
+from certdp.numerics.decide import decide
 from certdp.numerics.ball import MAX_PREC, digits_to_bits, to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -55,23 +56,18 @@ def delta_enclosure(mech: Mechanism, eps: object, *, digits: int | None = None, 
 
 def _sign_at(mech: Mechanism, x: Fraction, target: Fraction, bits: int) -> int:
     """+1 if δ(x) > target, −1 if δ(x) <= target (certified)."""
-    prec = bits + 32
-    cap = min(MAX_PREC, 16 * bits + 2048)
-    while True:
-        with working_precision(prec):
-            y = mech.delta_ball(to_ball(x))
-            t = to_ball(target)
-            if y.is_finite():
-                if y > t:
-                    return 1
-                if y <= t:  # every point of y is <= every point of t
-                    return -1
-        if prec >= cap:
-            raise PrecisionError(
-                f"{mech.name}: cannot decide whether δ({float(x):.6g}) <= {target} "
-                f"at {prec} bits (δ may equal the target on an interval)"
-            )
-        prec = min(2 * prec, cap)
+    def test(_prec: int) -> int | None:
+        y = mech.delta_ball(to_ball(x))
+        t = to_ball(target)
+        if y.is_finite():
+            if y > t:
+                return 1
+            if y <= t:  # every point of y is <= every point of t
+                return -1
+        return None
+
+    return decide(test, start=bits + 32, cap=16 * bits + 2048,
+                  what=f"{mech.name}: whether δ({x}) <= {target} (δ may equal the target on an interval)")
 
 
 def _mid(lo: Fraction, hi: Fraction) -> Fraction:

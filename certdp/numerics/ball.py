@@ -137,33 +137,6 @@ def rel_accuracy_bits(x: arb) -> int:
     return int(x.rel_accuracy_bits())
 
 
-def adaptive(
-    compute: Callable[[int], arb],
-    rel_bits: int,
-    start_prec: int,
-    what: str,
-) -> arb:
-    """Evaluate ``compute(prec)`` at growing precision until its relative
-    accuracy reaches ``rel_bits`` bits.
-
-    ``compute`` must return a ball that is correct at every precision (it runs
-    inside :func:`working_precision`).  Exact zero is accepted as fully
-    accurate.  Raises :class:`PrecisionError` past :data:`MAX_PREC`.
-    """
-    prec = max(int(start_prec), rel_bits + 10)
-    while True:
-        with working_precision(prec):
-            y = compute(prec)
-        if y.is_finite() and (y.is_zero() or rel_accuracy_bits(y) >= rel_bits):
-            return y
-        if prec >= MAX_PREC:
-            raise PrecisionError(
-                f"{what}: could not reach {rel_bits} bits of relative accuracy "
-                f"at {prec} bits of working precision (last ball {y})"
-            )
-        prec = min(2 * prec, MAX_PREC)
-
-
 def digits_to_bits(digits: int | None, prec: int | None, default_digits: int = 15) -> int:
     """Relative accuracy target in bits from a ``digits=`` or ``prec=`` option.
 

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from flint import arb, fmpz
 
 from certdp.errors import InputError, PrecisionError
+from certdp.numerics.decide import decide
 from certdp.numerics.ball import (
     MAX_PREC,
     exact_bits,
@@ -211,19 +212,17 @@ class Enclosure:
         inside?).  A rational that is not dyadic is re-evaluated at growing
         precision until the comparison is decided.
         """
-        prec = 128
-        while True:
-            with working_precision(prec):
-                b = _as_ball(x)
-                if b.is_exact() or isinstance(x, arb):
-                    return bool(self.lo <= b and b <= self.hi)
-                if self.lo <= b and b <= self.hi:
-                    return True
-                if b < self.lo or b > self.hi:
-                    return False
-            if prec >= MAX_PREC:
-                raise PrecisionError(f"cannot decide whether {x!r} lies in {self}")
-            prec *= 4
+        def test(_prec: int) -> bool | None:
+            b = _as_ball(x)
+            if b.is_exact() or isinstance(x, arb):
+                return bool(self.lo <= b and b <= self.hi)
+            if self.lo <= b and b <= self.hi:
+                return True
+            if b < self.lo or b > self.hi:
+                return False
+            return None
+
+        return decide(test, start=128, what=f"whether {x!r} lies in {self}")
 
     def contains_enclosure(self, other: "Enclosure") -> bool:
         """Is ``other`` a subset of this enclosure?"""
@@ -291,16 +290,14 @@ def _from_dyadics(ml: int, el: int, mh: int, eh: int) -> Enclosure:
 
 def _compare(v: arb, x: object) -> int:
     """Sign of ``v - x`` for an exact ball ``v`` and exact number ``x``; certain."""
-    prec = 128
-    while True:
-        with working_precision(prec):
-            b = _as_ball(x)
-            if v < b:
-                return -1
-            if v > b:
-                return 1
-            if b.is_exact() and v == b:
-                return 0
-        if prec >= MAX_PREC:
-            raise PrecisionError(f"cannot compare {v} with {x!r}")
-        prec *= 4
+    def test(_prec: int) -> int | None:
+        b = _as_ball(x)
+        if v < b:
+            return -1
+        if v > b:
+            return 1
+        if b.is_exact() and v == b:
+            return 0
+        return None
+
+    return decide(test, start=128, what=f"comparing {v} with {x!r}")

@@ -37,9 +37,9 @@ from typing import Callable
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
+from certdp.numerics.decide import adaptive
 from certdp.numerics.ball import (
     MAX_PREC,
-    adaptive,
     digits_to_bits,
     exact_ball,
     to_ball,

@@ -18,7 +18,8 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from certdp.errors import InputError
-from certdp.numerics.ball import adaptive, digits_to_bits, to_ball
+from certdp.numerics.decide import adaptive
+from certdp.numerics.ball import digits_to_bits, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
