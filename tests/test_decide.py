@@ -69,3 +69,34 @@ def test_adaptive_reaches_relative_accuracy():
 def test_enclosure_contains_non_dyadic_rational():
     enc = Enclosure.exact(Fraction(1, 3))
     assert enc.contains(Fraction(1, 3)) and not enc.contains(Fraction(1, 3) + Fraction(1, 10**60))
+
+
+def test_bisect_brackets_sqrt2_and_laplace_inverse():
+    from certdp.numerics.decide import bisect  # noqa: PLC0415
+
+    def sign(x):  # +1 when x < √2 certainly
+        return 1 if x * x < 2 else -1
+
+    lo, hi = bisect(sign, lo=Fraction(0), hi=Fraction(1), done=lambda a, b: b - a < Fraction(1, 2**80),
+                    limit=Fraction(2**10), what="sqrt 2")
+    with mpmath.workdps(60):
+        r = mpmath.sqrt(2)
+        assert mpmath.mpf(lo.numerator) / lo.denominator <= r <= mpmath.mpf(hi.numerator) / hi.denominator
+    assert hi - lo < Fraction(1, 2**80)
+    with pytest.raises(PrecisionError):
+        bisect(lambda x: 1, lo=Fraction(0), hi=Fraction(1), done=lambda a, b: True, limit=Fraction(64), what="x")
+    # an undecided midpoint stops with the sound, wider bracket
+    lo, hi = bisect(lambda x: 0 if Fraction(1, 4) < x < Fraction(3, 4) else (1 if x <= Fraction(1, 4) else -1),
+                    lo=Fraction(0), hi=Fraction(1), done=lambda a, b: False, limit=Fraction(8), what="x")
+    assert (lo, hi) == (Fraction(0), Fraction(1))
+
+
+def test_eps_of_laplace_matches_closed_form_by_bisection():
+    """profile("...") has no closed-form inverse: ε(δ) comes from the bisection;
+    for the Laplace profile ε = θ + 2 log(1 − δ)."""
+    from certdp.mechanisms import eps_enclosure, parse_spec  # noqa: PLC0415
+
+    enc = eps_enclosure(parse_spec('profile("Max(1 - exp(eps/2 - 1), 0)")'), "1/10", bits=60)
+    with mpmath.workdps(50):
+        truth = 2 + 2 * mpmath.log(mpmath.mpf(9) / 10)
+    assert enc.contains(mpmath.nstr(truth, 40)) and enc.width < 2.0**-55

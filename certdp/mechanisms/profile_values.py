@@ -20,7 +20,7 @@ from flint import arb
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.base import Mechanism
 from certdp.mechanisms.params import DeltaUnattainable, closed_form_enclosure
-from certdp.numerics.decide import decide
+from certdp.numerics.decide import bisect, decide
 from certdp.numerics.ball import MAX_PREC, digits_to_bits, to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -70,16 +70,6 @@ def _sign_at(mech: Mechanism, x: Fraction, target: Fraction, bits: int) -> int:
                   what=f"{mech.name}: whether δ({x}) <= {target} (δ may equal the target on an interval)")
 
 
-def _mid(lo: Fraction, hi: Fraction) -> Fraction:
-    """A short dyadic point strictly inside (lo, hi)."""
-    width = hi - lo
-    k = max(0, math.ceil(-math.log2(float(width))) + 2) if width < 1 else 0
-    m = (lo + hi) / 2
-    scale = Fraction(2) ** k
-    cand = Fraction(math.floor(m * scale)) / scale
-    return cand if lo < cand < hi else m
-
-
 def eps_enclosure(mech: Mechanism, delta: object, *, digits: int | None = None, bits: int | None = None) -> Enclosure:
     """Certified smallest ε >= 0 with δ(ε) <= delta, for 0 <= delta < 1.
 
@@ -101,21 +91,8 @@ def eps_enclosure(mech: Mechanism, delta: object, *, digits: int | None = None, 
             return enc
     if _sign_at(mech, Fraction(0), d, b) < 0:
         return Enclosure.exact(0)
-    lo, hi = Fraction(0), Fraction(1)
-    while _sign_at(mech, hi, d, b) > 0:
-        lo, hi = hi, hi * 2
-        if hi > SEARCH_LIMIT:
-            raise PrecisionError(
-                f"{mech.name}: δ(ε) > {delta} for every ε <= {lo} checked; "
-                "no certified ε found (the profile may never reach this δ)"
-            )
-    while True:
-        tol = Fraction(1, 2**b) * max(Fraction(1), lo)
-        if hi - lo <= tol:
-            break
-        m = _mid(lo, hi)
-        if _sign_at(mech, m, d, b) > 0:
-            lo = m
-        else:
-            hi = m
+    lo, hi = bisect(lambda x: _sign_at(mech, x, d, b), lo=Fraction(0), hi=Fraction(1),
+                    done=lambda lo, hi: hi - lo <= Fraction(1, 2**b) * max(Fraction(1), lo),
+                    limit=SEARCH_LIMIT,
+                    what=f"{mech.name}: δ(ε) > {delta} for every ε checked (the profile may never reach this δ)")
     return Enclosure.hull(Enclosure.exact(lo), Enclosure.exact(hi))

@@ -10,6 +10,8 @@ caller's smaller ``cap``/``doublings``), and raises the one
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Callable, TypeVar
 
 from flint import arb
@@ -67,3 +69,48 @@ def adaptive(
 
     return decide(test, start=max(int(start_prec), rel_bits + 10),
                   what=f"{what}: {rel_bits} bits of relative accuracy")
+
+
+def short_midpoint(lo: Fraction, hi: Fraction) -> Fraction:
+    """A short dyadic point strictly inside (lo, hi) (cheap to evaluate at)."""
+    width = hi - lo
+    k = max(0, math.ceil(-math.log2(float(width))) + 2) if width < 1 else 0
+    m = (lo + hi) / 2
+    scale = Fraction(2) ** k
+    cand = Fraction(math.floor(m * scale)) / scale
+    return cand if lo < cand < hi else m
+
+
+def bisect(sign_at: Callable[[Fraction], int], *, lo: Fraction, hi: Fraction,
+           done: Callable[[Fraction, Fraction], bool], limit: Fraction, what: str,
+           max_steps: int = 10_000) -> tuple[Fraction, Fraction]:
+    """The one certified bisection for a threshold x* of a monotone test.
+
+    ``sign_at(x)`` is +1 when x < x* is certain (keep searching right), −1
+    when x* <= x is certain, 0 when undecided.  The invariant: x* > lo
+    whenever lo was certified (+1) and x* <= hi once hi is certified (−1).
+    First ``hi`` doubles until certified −1 (PrecisionError past ``limit``);
+    then midpoints (short dyadics) shrink [lo, hi] until ``done(lo, hi)``, an
+    undecided midpoint (the sound, wider bracket is returned), or
+    ``max_steps``.  Returns (lo, hi) with lo <= x* <= hi."""
+    while True:
+        s = sign_at(hi)
+        if s < 0:
+            break
+        if s > 0:
+            lo = hi
+        hi *= 2
+        if hi > limit:
+            raise PrecisionError(f"{what}: no certified threshold below {limit}")
+    for _ in range(max_steps):
+        if done(lo, hi):
+            break
+        m = short_midpoint(lo, hi)
+        s = sign_at(m)
+        if s > 0:
+            lo = m
+        elif s < 0:
+            hi = m
+        else:
+            break
+    return lo, hi

@@ -28,6 +28,7 @@ from typing import Iterable, Literal
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
+from certdp.numerics.decide import bisect
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import check_nonnegative, check_open_unit, exact
@@ -103,34 +104,13 @@ class Accountant(ABC):
         if inf_mass is not None and inf_mass.lo > t_ball:
             raise InputError(f"no finite eps achieves delta={delta}: the loss has mass "
                              f">= {inf_mass} at +infinity")
-        lo = Fraction(0)
-        lo_certain = d0.lo > t_ball
-        hi = Fraction(1)
-        while True:
-            d = self.delta(hi)
-            if d.hi <= t_ball:
-                break
-            if d.lo > t_ball:
-                lo, lo_certain = hi, True
-            hi *= 2
-            if hi > 2**40:
-                raise PrecisionError(f"could not find eps with delta(eps) <= {delta}")
-        if not lo_certain:
-            # δ(0) undecided against the target: ε* may be 0
-            lo = Fraction(0)
-        for _ in range(max_steps):
-            if hi - lo <= tol * max(lo, Fraction(1, 10**6)):
-                break
-            mid = (lo + hi) / 2
-            # a short dyadic inside the bracket keeps the evaluations cheap
-            mid = Fraction(round(mid * 2**64), 2**64) if hi - lo > Fraction(1, 2**60) else mid
-            d = self.delta(mid)
-            if d.hi <= t_ball:
-                hi = mid
-            elif d.lo > t_ball:
-                lo = mid
-            else:
-                break
+        def sign_at(x: Fraction) -> int:  # +1: δ(x) > target certainly, so ε* > x
+            d = self.delta(x)
+            return -1 if d.hi <= t_ball else (1 if d.lo > t_ball else 0)
+
+        lo, hi = bisect(sign_at, lo=Fraction(0), hi=Fraction(1),
+                        done=lambda lo, hi: hi - lo <= tol * max(lo, Fraction(1, 10**6)),
+                        limit=Fraction(2**40), what=f"eps with delta(eps) <= {delta}", max_steps=max_steps)
         return Enclosure(_down(lo), _up(hi))
 
 
