@@ -85,6 +85,10 @@ def run_handler(args: argparse.Namespace) -> int:
         return fail("the computation needs more memory than is available (try a coarser grid or smaller inputs)")
     except BrokenPipeError:  # pragma: no cover - e.g. `certdp ... | head`
         return EXIT_OK
+    except OSError as err:
+        # file errors (missing directory, permission, bad file name): one line
+        where = f" {err.filename!r}" if getattr(err, "filename", None) else ""
+        return fail(f"cannot use the file{where}: {err.strerror or err}")
     except KeyboardInterrupt:  # pragma: no cover
         print("certdp: interrupted", file=sys.stderr)
         return 130

@@ -1,16 +1,24 @@
 """``certdp plot gdpt|profile SPEC -o FILE``: GDPT or profile against δ_μ curves
 (like seed 000 Fig. 1–2).  Needs matplotlib (``pip install 'certdp[plot]'``).
 
-Plotted values are midpoints of certified enclosures (display only).
+Each curve is drawn as a band between the float-rounded ends of its
+certified enclosures (for an upper-bound profile the band starts at 0): the
+picture shows what is proved, not a point estimate.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 from fractions import Fraction
 
 from certdp.cli.common import EXIT_OK
 from certdp.errors import InputError
+
+
+#: File types matplotlib writes without extra libraries.
+_FORMATS = {"png", "pdf", "svg", "eps", "ps"}
 
 
 def _matplotlib():
@@ -24,6 +32,29 @@ def _matplotlib():
     return plt
 
 
+def _lo(enc) -> float:
+    """A float ≤ the enclosure's lower end (display; rounded outward)."""
+    return math.nextafter(float(enc.lo.lower()), -math.inf)
+
+
+def _hi(enc) -> float:
+    """A float ≥ the enclosure's upper end (display; rounded outward)."""
+    return math.nextafter(float(enc.hi.upper()), math.inf)
+
+
+def _lows(encs: list, floor: float | None) -> list[float]:
+    """Lower band edges; on a log axis, values below the axis floor (e.g. δ = 0)
+    are drawn at the floor."""
+    return [max(_lo(e), floor) if floor is not None else _lo(e) for e in encs]
+
+
+def _log_floor(encs: list) -> float:
+    """Bottom of a log δ axis: a decade below the smallest positive upper end
+    that is at least 1e-300 (exact zeros are drawn on the floor)."""
+    highs = [h for h in (_hi(e) for e in encs) if h >= 1e-300]
+    return min(highs) / 10 if highs else 1e-300
+
+
 def _grid(eps_max: Fraction, n: int) -> list[Fraction]:
     return [eps_max * i / n for i in range(n + 1)]
 
@@ -32,6 +63,10 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
     from certdp.numerics.exact import exact  # noqa: PLC0415
 
+    ext = os.path.splitext(args.output)[1].lower().lstrip(".")
+    if ext not in _FORMATS:
+        raise InputError(f"--output: unsupported file type {ext or '(none)'!r}; use one of "
+                         + ", ".join(sorted(_FORMATS)))
     plt = _matplotlib()
     mech = parse_spec(args.spec)
     eps_max = exact(args.eps_max, "eps_max")
@@ -39,26 +74,33 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"eps_max must be positive, got {args.eps_max}")
     mus = [exact(m, "mu") for m in args.mu.split(",")] if args.mu else [Fraction(1), Fraction(2), Fraction(4)]
     xs = _grid(eps_max, args.points)
+    fx = [float(x) for x in xs]
     fig, ax = plt.subplots(figsize=(6, 4))
     if args.what == "gdpt":
         from certdp.analyses.gdpt import gdpt  # noqa: PLC0415
 
-        ys = [gdpt(mech, x, width="1e-9").mid for x in xs]
-        ax.plot([float(x) for x in xs], ys, label=f"GDPT of {mech.spec()}")
+        encs = [gdpt(mech, x, width="1e-9") for x in xs]
+        label = f"GDPT of {mech.spec()}"
         for i, m in enumerate(mus):
             ax.axhline(float(m), linestyle="--", linewidth=0.8, color=f"C{i + 1}", label=f"μ = {float(m):g}")
         ax.set_ylabel("G(ε) = μ_GDP(ε, δ_A(ε))")
     else:
-        from certdp.analyses.gdpt import profile_ball  # noqa: PLC0415
+        from certdp.analyses.dispatch import delta_of  # noqa: PLC0415
         from certdp.numerics.gdp import delta_mu  # noqa: PLC0415
 
-        ys = [float(profile_ball(mech, x).mid()) for x in xs]
-        ax.plot([float(x) for x in xs], ys, label=f"δ_A of {mech.spec()}")
-        for m in mus:
-            ax.plot([float(x) for x in xs], [delta_mu(m, x).mid for x in xs], "--", linewidth=0.8, label=f"δ_μ, μ = {float(m):g}")
+        encs = [delta_of(mech, x).enclosure for x in xs]
+        label = f"δ_A of {mech.spec()}"
+        refs = [[delta_mu(m, x) for x in xs] for m in mus]
+        floor = _log_floor([e for row in [encs, *refs] for e in row]) if args.log else None
+        for i, (m, ref) in enumerate(zip(mus, refs)):
+            ax.fill_between(fx, _lows(ref, floor), [_hi(r) for r in ref], color=f"C{i + 1}", alpha=0.4,
+                            linewidth=0.8, label=f"δ_μ, μ = {float(m):g}")
         ax.set_ylabel("δ(ε)")
         if args.log:
             ax.set_yscale("log")
+            ax.set_ylim(bottom=floor)
+    ax.fill_between(fx, _lows(encs, floor if args.what == "profile" else None), [_hi(e) for e in encs],
+                    color="C0", alpha=0.6, linewidth=1.0, edgecolor="C0", label=label)
     ax.set_xlabel("ε")
     ax.legend(fontsize=7)
     fig.tight_layout()

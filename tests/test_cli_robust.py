@@ -1,0 +1,51 @@
+"""Odd but plausible CLI input: a one-line message with exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from certdp.cli import main
+
+
+def test_certificate_in_missing_directory(tmp_path, capsys):
+    target = tmp_path / "no" / "such" / "dir" / "g.json"
+    rc = main(["measure", "gaussian(sigma=2)", "--certificate", str(target)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("certdp: error: cannot use the file") and "No such file" in err
+    assert err.count("\n") == 1
+
+
+def test_plot_rejects_unknown_file_type_before_computing(tmp_path, capsys):
+    rc = main(["plot", "profile", "laplace(scale=1)", "-o", str(tmp_path / "x.txt")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "unsupported file type 'txt'" in err
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_plot_bands_enclose_the_closed_form(tmp_path, monkeypatch):
+    """The plotted band of the Laplace profile contains the closed form
+    δ(ε) = 1 − e^{(ε−1)/2} (scale 1, sensitivity 1, ε ∈ [0, 1]) at every grid point."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.axes
+    import mpmath
+
+    bands = []
+    original = matplotlib.axes.Axes.fill_between
+
+    def spy(self, x, lo, hi, *a, **k):
+        bands.append((k.get("label"), list(x), list(lo), list(hi)))
+        return original(self, x, lo, hi, *a, **k)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "fill_between", spy)
+    out = tmp_path / "p.png"
+    assert main(["plot", "profile", "laplace(scale=1)", "-o", str(out), "--points", "10", "--eps-max", "1"]) == 0
+    assert out.stat().st_size > 0
+    (label, xs, los, his), = [b for b in bands if "laplace" in b[0]]
+    assert len(xs) == 11
+    for i, (lo, hi) in enumerate(zip(los, his)):
+        with mpmath.workdps(50):
+            x = mpmath.mpf(i) / 10  # the exact grid point i/10
+            truth = 1 - mpmath.exp((x - 1) / 2) if i < 10 else mpmath.mpf(0)
+            assert mpmath.mpf(lo) <= truth <= mpmath.mpf(hi)
+        assert hi - lo <= 1e-12
