@@ -49,3 +49,21 @@ def test_plot_bands_enclose_the_closed_form(tmp_path, monkeypatch):
             truth = 1 - mpmath.exp((x - 1) / 2) if i < 10 else mpmath.mpf(0)
             assert mpmath.mpf(lo) <= truth <= mpmath.mpf(hi)
         assert hi - lo <= 1e-12
+
+
+def test_startup_does_not_import_sympy_or_analyses():
+    """`certdp --version` and `certdp gdp ...` stay fast (issue 18: ≤ 0.3 s):
+    building the parser imports no sympy, no analysis and no mechanism code."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from certdp.cli import build_parser, main\n"
+        "build_parser()\n"
+        "main(['gdp', 'delta', '--mu', '1', '--eps', '1'])\n"
+        "heavy = sorted(m for m in sys.modules if m == 'sympy' or m.startswith(('certdp.analyses', 'certdp.mechanisms')))\n"
+        "print('HEAVY', heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import argparse
 
-import sympy
-
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 from certdp.errors import InputError
 
 
-def _profile_from_text(text: str, params: list[str], positive: list[str]) -> sympy.Expr:
+def _profile_from_text(text: str, params: list[str], positive: list[str]) -> "sympy.Expr":
+    import sympy  # noqa: PLC0415 - keeps `certdp --version` fast
+
     from certdp.expr import parse_expression
 
     values: dict[str, str] = {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
-from certdp.mechanisms import catalog_listing
 
 GRAMMAR = """\
 Spec grammar: name(arg, ..., key=value, ...), nested specs allowed, e.g.
@@ -26,6 +25,8 @@ def _text(listing: list[dict]) -> str:
 
 
 def _handler(args: argparse.Namespace) -> int:
+    from certdp.mechanisms import catalog_listing  # noqa: PLC0415
+
     listing = catalog_listing()
     emit(args, lambda: _text(listing), {"mechanisms": listing})
     return EXIT_OK

@@ -22,12 +22,13 @@ from __future__ import annotations
 import argparse
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
-from certdp.mechanisms import DeltaUnattainable, parse_spec
-from certdp.numerics.ball import digits_to_bits
 
 
 def _handler(args: argparse.Namespace) -> int:
     from certdp.analyses.dispatch import delta_of, eps_of  # noqa: PLC0415 (lazy: fast start-up)
+    from certdp.mechanisms import DeltaUnattainable, parse_spec  # noqa: PLC0415
+    from certdp.numerics.ball import digits_to_bits  # noqa: PLC0415
+
     mech = parse_spec(args.spec)
     bits = digits_to_bits(args.digits, None)
     spec = mech.spec()
