@@ -9,9 +9,10 @@ printed upper end ``>=`` ``hi``, so a printed enclosure is still an enclosure.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from flint import arb, fmpz
 
@@ -236,6 +237,137 @@ class Enclosure:
         """``lo > x``."""
         return _compare(self.lo, x) > 0
 
+    # -- exact and float ends ----------------------------------------------
+    @property
+    def lo_exact(self) -> Fraction:
+        """The lower end as an exact :class:`~fractions.Fraction` (it is dyadic)."""
+        return _dyadic_fraction(self.lo)
+
+    @property
+    def hi_exact(self) -> Fraction:
+        """The upper end as an exact :class:`~fractions.Fraction`."""
+        return _dyadic_fraction(self.hi)
+
+    def lower_float(self) -> float:
+        """The largest float ``<= lo`` (rounded outward; ``-inf`` below the float range)."""
+        return _float_toward(self.lo, down=True)
+
+    def upper_float(self) -> float:
+        """The smallest float ``>= hi`` (rounded outward; ``inf`` above the float range)."""
+        return _float_toward(self.hi, down=False)
+
+    def __float__(self) -> float:
+        raise TypeError("an Enclosure is an interval, not a float: use lower_float(), upper_float() "
+                        "(rounded outward) or mid (display only)")
+
+    # -- three-valued comparisons -------------------------------------------
+    # Each returns True or False when the whole enclosure decides it, and None
+    # when the enclosure straddles ``x`` (undecided: never a guess).
+    def certainly_lt(self, x: object) -> bool | None:
+        """True if every value is ``< x``; False if none is; None if undecided."""
+        lo_x, hi_x = _ends(x)
+        if _cmp(self.hi, lo_x) < 0:
+            return True
+        if _cmp(self.lo, hi_x) >= 0:
+            return False
+        return None
+
+    def certainly_le(self, x: object) -> bool | None:
+        """True if every value is ``<= x``; False if none is; None if undecided."""
+        lo_x, hi_x = _ends(x)
+        if _cmp(self.hi, lo_x) <= 0:
+            return True
+        if _cmp(self.lo, hi_x) > 0:
+            return False
+        return None
+
+    def certainly_gt(self, x: object) -> bool | None:
+        """True if every value is ``> x``; False if none is; None if undecided."""
+        lo_x, hi_x = _ends(x)
+        if _cmp(self.lo, hi_x) > 0:
+            return True
+        if _cmp(self.hi, lo_x) <= 0:
+            return False
+        return None
+
+    def certainly_ge(self, x: object) -> bool | None:
+        """True if every value is ``>= x``; False if none is; None if undecided."""
+        lo_x, hi_x = _ends(x)
+        if _cmp(self.lo, hi_x) >= 0:
+            return True
+        if _cmp(self.hi, lo_x) < 0:
+            return False
+        return None
+
+    def _decided(self, verdict: bool | None, op: str, other: object) -> bool:
+        if verdict is None:
+            raise UndecidedComparison(f"{self} {op} {other}: the enclosures overlap (undecided)")
+        return verdict
+
+    def __lt__(self, other: object) -> bool:
+        return self._decided(self.certainly_lt(other), "<", other)
+
+    def __le__(self, other: object) -> bool:
+        return self._decided(self.certainly_le(other), "<=", other)
+
+    def __gt__(self, other: object) -> bool:
+        return self._decided(self.certainly_gt(other), ">", other)
+
+    def __ge__(self, other: object) -> bool:
+        return self._decided(self.certainly_ge(other), ">=", other)
+
+    # -- certified arithmetic ---------------------------------------------------
+    def __add__(self, other: object) -> "Enclosure":
+        return Enclosure(*_sum_ends(self, other))
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Enclosure":
+        with working_precision(self._bits()):
+            return Enclosure(-self.hi, -self.lo)
+
+    def __sub__(self, other: object) -> "Enclosure":
+        return self + (-_as_enclosure(other))
+
+    def __rsub__(self, other: object) -> "Enclosure":
+        return _as_enclosure(other) + (-self)
+
+    def __mul__(self, other: object) -> "Enclosure":
+        b = _as_enclosure(other)
+        bits = self._bits() + b._bits() + 8  # products of exact ends are exact here
+        with working_precision(min(bits, MAX_PREC)):
+            products = [u * v for u in (self.lo, self.hi) for v in (b.lo, b.hi)]
+            return Enclosure(min(lower_bound(p) for p in products), max(upper_bound(p) for p in products))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: object) -> "Enclosure":
+        d = _as_enclosure(other)
+        if d.lo <= 0 <= d.hi:
+            raise ZeroDivisionError(f"division by an enclosure containing 0: {d}")
+        with working_precision(d._bits() + 64):
+            inverse = Enclosure(lower_bound(1 / d.hi), upper_bound(1 / d.lo))
+        return self * inverse
+
+    def __rtruediv__(self, other: object) -> "Enclosure":
+        return _as_enclosure(other) / self
+
+    def sqrt(self) -> "Enclosure":
+        """√x over the enclosure (requires lo >= 0)."""
+        if self.lo < 0:
+            raise InputError(f"sqrt of an enclosure with negative values: {self}")
+        return _monotone(self, lambda v: v.sqrt())
+
+    def exp(self) -> "Enclosure":
+        """e^x over the enclosure."""
+        return _monotone(self, lambda v: v.exp())
+
+    def log(self) -> "Enclosure":
+        """log x over the enclosure (requires lo > 0)."""
+        if not self.lo > 0:
+            raise InputError(f"log of an enclosure that is not positive: {self}")
+        return _monotone(self, lambda v: v.log())
+
     # -- output -----------------------------------------------------------
     def lo_str(self, digits: int = JSON_DIGITS, strip: bool = True) -> str:
         """Lower end as a decimal string rounded down."""
@@ -258,15 +390,36 @@ class Enclosure:
             return 6
         return int(min(30, max(4, math.ceil(-math.log10(rw)) + 1)))
 
-    def __str__(self) -> str:
-        d = self.display_digits()
+    def _display_ends(self) -> tuple[str, ...]:
+        """The printed ends: one string for an exactly printable point, else two."""
         if self.lo == self.hi:
             lo_s, hi_s = self.lo_str(), self.hi_str()
-            return f"[{lo_s}]" if lo_s == hi_s else f"[{lo_s}, {hi_s}]"
-        return f"[{self.lo_str(d, strip=False)}, {self.hi_str(d, strip=False)}]"
+            return (lo_s,) if lo_s == hi_s else (lo_s, hi_s)
+        d = self.display_digits()
+        return self.lo_str(d, strip=False), self.hi_str(d, strip=False)
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(self._display_ends()) + "]"
 
     def __repr__(self) -> str:
         return f"Enclosure{self}"
+
+    def __format__(self, spec: str) -> str:
+        """``f"{enc}"`` is ``str(enc)``; ``f"{enc:.6}"`` prints both ends with 6
+        significant digits, rounded outward."""
+        if not spec:
+            return str(self)
+        digits = spec[1:] if spec.startswith(".") else spec
+        if not digits.isdigit() or not 1 <= int(digits) <= 1000:
+            raise ValueError(f"Enclosure format spec must be '.N' (significant digits), got {spec!r}")
+        d = int(digits)
+        return f"[{self.lo_str(d)}, {self.hi_str(d)}]"
+
+    def _repr_html_(self) -> str:
+        return f"<code>{self}</code>"
+
+    def _repr_latex_(self) -> str:
+        return r"$\left[" + r",\ ".join(_latex(t) for t in self._display_ends()) + r"\right]$"
 
     def format(self, symbol: str) -> str:
         """``"μ ∈ [1.5701, 1.5703]"``."""
@@ -282,6 +435,76 @@ class Enclosure:
         """Pickle exactly (arb balls do not pickle): endpoints as (mantissa, exponent)."""
         (ml, el), (mh, eh) = self.lo.man_exp(), self.hi.man_exp()
         return (_from_dyadics, (int(ml), int(el), int(mh), int(eh)))
+
+
+class UndecidedComparison(PrecisionError):
+    """``<``/``<=``/``>``/``>=`` on enclosures that overlap: the comparison is
+    not decided by what is proved (use ``certainly_lt`` … for three values)."""
+
+
+def _as_enclosure(x: object) -> "Enclosure":
+    return x if isinstance(x, Enclosure) else Enclosure.exact(x)
+
+
+def _ends(x: object) -> tuple[object, object]:
+    """Lower and upper end of an Enclosure, or the exact number twice."""
+    return (x.lo, x.hi) if isinstance(x, Enclosure) else (x, x)
+
+
+def _cmp(v: arb, x: object) -> int:
+    """Sign of v − x for exact v and an exact number or exact ball x."""
+    if isinstance(x, arb) and x.is_exact():
+        return -1 if v < x else (1 if v > x else 0)
+    return _compare(v, x)
+
+
+def _sum_ends(a: "Enclosure", other: object) -> tuple[arb, arb]:
+    """[a.lo + b.lo, a.hi + b.hi] rounded outward."""
+    b = _as_enclosure(other)
+    bits = max(a._bits(), b._bits()) + 64
+    with working_precision(bits):
+        return lower_bound(a.lo + b.lo), upper_bound(a.hi + b.hi)
+
+
+def _monotone(enc: "Enclosure", f: Callable[[arb], arb]) -> "Enclosure":
+    """[f(lo), f(hi)] for an increasing f, rounded outward."""
+    with working_precision(enc._bits() + 64):
+        return Enclosure(lower_bound(f(enc.lo)), upper_bound(f(enc.hi)))
+
+
+#: Largest binary exponent for which an end is turned into a Fraction.
+_MAX_FRACTION_EXPONENT = 1 << 20
+
+
+def _dyadic_fraction(v: arb) -> Fraction:
+    man, exp = (int(t) for t in v.man_exp())
+    if abs(exp) > _MAX_FRACTION_EXPONENT:
+        raise ValueError(f"the end 2^{exp}·{man} is too large or small for a Fraction; use the decimal strings")
+    return Fraction(man) * Fraction(2) ** exp
+
+
+def _float_toward(v: arb, down: bool) -> float:
+    """The float nearest ``v`` on the side ``down``/up (outward rounding)."""
+    with working_precision(64):
+        try:
+            f = float(v.mid())
+        except OverflowError:
+            f = math.inf if v > 0 else -math.inf
+    if math.isinf(f):
+        if (f > 0) == down:  # beyond the float range on the side we must not cross
+            return sys.float_info.max * (1 if f > 0 else -1)
+        return f
+    fb = arb(f)
+    if down and fb > v:
+        f = math.nextafter(f, -math.inf)
+    elif not down and fb < v:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def _latex(text: str) -> str:
+    mant, sep, exp = text.partition("e")
+    return rf"{mant} \times 10^{{{int(exp)}}}" if sep else text
 
 
 def _from_dyadics(ml: int, el: int, mh: int, eh: int) -> Enclosure:
