@@ -67,3 +67,13 @@ def test_startup_does_not_import_sympy_or_analyses():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out
+
+
+def test_measure_says_not_gdp_first_and_exits_1(capsys):
+    """icea(m=20, n=4) has an infinite tail limit (seed 000 App. B): the head μ is
+    no GDP statement, so the verdict comes first and the exit code is 1."""
+    assert main(["measure", "icea(m=20, n=4)"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("verdict: NOT GDP for any μ")
+    assert main(["measure", "laplace(scale=1)", "--width", "1e-4"]) == 0
+    assert "verdict" not in capsys.readouterr().out

@@ -15,12 +15,29 @@ from __future__ import annotations
 
 import argparse
 
-from certdp.cli.common import EXIT_OK, add_budget_flag, add_json_flag, emit
+from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_budget_flag, add_json_flag, emit
+
+
+def _verdict(ans, width, width_text: str) -> str | None:  # noqa: ANN001 - GDPAnswer, Fraction
+    """What must be said before any number: not GDP, a missed width target, or
+    unproved hypotheses (exit 1, as ``identify`` does).  None when the answer
+    is what was asked for."""
+    m = ans.measurement
+    if m is not None and m.tail.kind == "limit" and m.tail.L == "oo":
+        return ("verdict: NOT GDP for any μ (the tail limit is infinite); the μ below only bounds "
+                "the head [0, ε_h] and holds with the stated residual")
+    if not ans.exact and ans.mu.hi_exact - ans.mu.lo_exact > width:
+        return (f"verdict: the width target {width_text} was missed (width {float(ans.mu.hi_exact - ans.mu.lo_exact):.3g}); "
+                "the enclosure below is sound but not as narrow as asked")
+    if ans.assumptions:
+        return "verdict: holds only under unproved hypotheses (listed below)"
+    return None
 
 
 def _run(args: argparse.Namespace) -> int:
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
     from certdp.analyses.dispatch import gdp_of  # noqa: PLC0415
+    from certdp.numerics.exact import exact  # noqa: PLC0415
 
     mech = parse_spec(args.spec)
     ans = gdp_of(mech, width=args.width, eps_max=args.eps_max, eta_max=args.eta_max)
@@ -44,9 +61,13 @@ def _run(args: argparse.Namespace) -> int:
             "assumptions": list(ans.assumptions),
         }
     data["method"] = ans.method
+    verdict = _verdict(ans, exact(args.width, "width"), args.width)
+    data["verdict"] = verdict
 
     def human() -> str:
         lines = [f"mechanism: {mech.spec()}"]
+        if verdict:
+            lines.append(verdict)
         if ans.exact:
             lines.append(f"μ = {ans.mu}   (exact)")
             lines.append(f"statement: {ans.mu.hi_str(12)}-GDP, strict (no residual): the trade-off curve is exactly Gaussian")
@@ -71,7 +92,7 @@ def _run(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     emit(args, human, data)
-    return EXIT_OK
+    return EXIT_UNDECIDED if verdict else EXIT_OK
 
 
 def register(sub: argparse._SubParsersAction) -> None:
