@@ -38,7 +38,8 @@ _deadline: list[tuple[float, float]] = []  # (monotonic deadline, seconds) of th
 
 @_contextmanager
 def budget(seconds: float | None) -> _Iterator[None]:
-    """Run the body under a time budget (None: unlimited).  Long loops call
+    """Run the body under a time budget (None: unlimited; nested budgets take
+    the earlier deadline).  Long loops call
     :func:`check_budget` between steps; it raises :class:`BudgetExceeded`
     once the budget is spent (never in the middle of a ball computation)."""
     if seconds is None:
@@ -46,7 +47,10 @@ def budget(seconds: float | None) -> _Iterator[None]:
         return
     if not seconds > 0:
         raise InputError(f"the budget must be a positive number of seconds, got {seconds}")
-    _deadline.append((_time.monotonic() + seconds, seconds))
+    entry = (_time.monotonic() + seconds, seconds)
+    if _deadline and _deadline[-1][0] < entry[0]:
+        entry = _deadline[-1]  # an inner budget never extends an outer one
+    _deadline.append(entry)
     try:
         yield
     finally:

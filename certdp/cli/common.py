@@ -81,6 +81,13 @@ def run_handler(args: argparse.Namespace) -> int:
         # traceback, never an answer — say which range was exceeded
         return fail(f"a number is outside the range this computation supports ({type(err).__name__}: {err}); "
                     "try a less extreme value")
+    except ValueError as err:
+        if "integer string conversion" not in str(err):
+            raise
+        # a derived number (e.g. the square of a 4000-digit input) has more
+        # digits than Python converts to text: say so, do not print a guess
+        return fail("a number in this computation has more than 4300 digits and cannot be printed; "
+                    "try less extreme inputs")
     except MemoryError:
         return fail("the computation needs more memory than is available (try a coarser grid or smaller inputs)")
     except BrokenPipeError:  # pragma: no cover - e.g. `certdp ... | head`

@@ -67,7 +67,7 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
         if ebits > 48:
             # one significant digit, outward: 10^⌊log10 a⌋ <= a <= 10^⌈log10 a⌉
             k10 = log10.lower().floor() if towards_zero else log10.upper().ceil()
-            return f"{'-' if negative else ''}1e{int(k10.unique_fmpz())}"
+            return _power_of_ten(k10, towards_zero, negative)
         e10 = int(log10.mid().floor().unique_fmpz())
     work = int(digits * 3.33) + 64
     with working_precision(work):
@@ -91,6 +91,26 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
         return f"{sign}0.{'0' * (-point)}{s}"
     mant = s[0] + ("." + s[1:] if len(s) > 1 else "")
     return f"{sign}{mant}e{point - 1}"
+
+
+#: Decimal exponents printed in full; beyond them a coarser outward bound is
+#: printed (tiny magnitudes: 0 or 1e-1000000; huge ones cannot be bounded above).
+MAX_PRINTED_EXPONENT = 10**6
+
+
+def _power_of_ten(k10: arb, towards_zero: bool, negative: bool) -> str:
+    """``±1e{k10}`` for an exact integer ball k10 (the outward one-digit bound),
+    with astronomically large exponents replaced by coarser outward bounds."""
+    sign = "-" if negative else ""
+    if k10 < -MAX_PRINTED_EXPONENT:
+        # |v| < 1e-1000000: toward zero the bound is 0, away from it 1e-1000000
+        return "0" if towards_zero else f"{sign}1e-{MAX_PRINTED_EXPONENT}"
+    if k10 > MAX_PRINTED_EXPONENT:
+        if towards_zero:
+            return f"{sign}1e{MAX_PRINTED_EXPONENT}"
+        raise InputError(f"a result beyond 1e{MAX_PRINTED_EXPONENT} in magnitude cannot be printed; "
+                         "use less extreme inputs")
+    return f"{sign}1e{int(k10.unique_fmpz())}"
 
 
 def parse_bound(text: str) -> arb:

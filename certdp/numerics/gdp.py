@@ -299,6 +299,8 @@ def _eps_guess(mu: Fraction, delta: Fraction, width: float = 1e-12) -> float:
         log_delta = to_ball(delta).log()
     s = math.sqrt(max(-2.0 * float(log_delta.mid()), 0.0))
     e = max(m * (m / 2 + s), 0.0)
+    if not math.isfinite(e) or m * m == 0:
+        raise InputError(f"mu = {m:.3g} is outside the range of ε(μ, δ) (the search needs 1e-150 < μ < 1e150)")
     for _ in range(30):
         with working_precision(64 + int(math.log2(1 + e / (m * m)))):
             ep, mb = arb(e), to_ball(mu)
