@@ -87,7 +87,7 @@ def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
 
     if not phi.supports(mech.mechanism):
         raise InputError(f"{mech.spec()}: no certified accountant supports {mech.mechanism.spec()} yet")
-    return phi.PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (seed 002)"
+    return phi.PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (Zhu, Dong & Wang 2022)"
 
 
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None) -> Answer:
@@ -130,7 +130,7 @@ class GDPAnswer:
     ``mu`` encloses the μ of the statement "δ_M(ε) <= δ_μ(ε) + η for all ε"
     with η enclosed by ``residual`` (None: η = 0, full μ-GDP proved).
     ``strict_mu_at_least`` (if set) is a certified lower bound on the strict
-    GDP parameter from the tail (seed 000 Thm 4.4).  ``measurement`` is the
+    GDP parameter from the tail (Liu et al. 2022 Thm 4.4).  ``measurement`` is the
     :class:`certdp.analyses.gdpt.Measurement` when one was run (it can write a certificate).
     """
 
@@ -171,13 +171,13 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
 
         rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
         strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
-        return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (seed 003 eq. 21)",
+        return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (Gomez et al. 2025 eq. 21)",
                          None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
     from certdp.analyses.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
 
     m = measure(mech, width=width, eps_max=eps_max, eta_max=DEFAULT_ETA_MAX if eta_max is None else eta_max)
     residual = None if m.tail.kind == "zero" else m.residual
-    method = "GDPT measurement (seed 000 Thm 4.6, adaptive cells)"
+    method = "GDPT measurement (Liu et al. 2022 Thm 4.6, adaptive cells)"
     if not m.profile_kind.bounds_from_below:
         method += f"; {m.profile_kind.value}"
     return GDPAnswer(m.mu, residual, m.strict_mu_at_least, method, m, m.profile_kind, m.assumptions, m.spec)

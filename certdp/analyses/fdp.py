@@ -1,6 +1,6 @@
 """Certified f-DP reporting from certified PLDs: μ*, residual, regret, advantage.
 
-Seed 003 (Thm A.10, Alg. 2, eqs. 8, 21, 23) computes the trade-off curve of a
+Gomez et al. 2025 (Thm A.10, Alg. 2, eqs. 8, 21, 23) computes the trade-off curve of a
 discrete PLD, the tight GDP parameter μ* = max_i Φ⁻¹(1−α_i) − Φ⁻¹(β_i) over
 its breakpoints, and the regret Δ.  certdp does the same with certified
 upper/lower PLDs (:mod:`certdp.analyses.accountants.pld`) and says exactly what is
@@ -11,7 +11,7 @@ m_k at y_k, plus m_∞) gives the certified profile bound
 D(γ) = F_{log γ}(ν) >= δ(log γ), which on [e^{y_k}, e^{y_{k+1}}] equals
 M_k − γ S_k with M_k = ν((y_k, ∞]) and S_k = Σ_{j>k} m_j e^{−y_j}.  The
 breakpoints of the trade-off curve of ν are (α_k, β_k) = (S_k, 1 − M_k)
-(seed 003 Thm A.10).
+(Gomez et al. 2025 Thm A.10).
 
 * **μ with residual.**  For every k, δ_μ(γ) >= 1 − f_μ(S_k) − γ S_k, so
   f_μ(α_k) <= β_k, i.e. μ >= Φ⁻¹(M_k) − Φ⁻¹(S_k) (eq. 21 with
@@ -25,7 +25,7 @@ breakpoints of the trade-off curve of ν are (α_k, β_k) = (S_k, 1 − M_k)
   upper mass M_c is <= the requested residual.  μ.hi is the reported μ.
   μ.lo: for μ < μ.lo the lower PLD shows δ(ε_j) > δ_μ(ε_j) + η at a point, so
   no μ below μ.lo is "μ-GDP except η".  The strict GDP parameter can be far
-  larger (seed 000 Thm 4.4: Poisson-subsampled Gaussian has tail μ = √T/σ).
+  larger (Liu et al. 2022 Thm 4.4: Poisson-subsampled Gaussian has tail μ = √T/σ).
 * **Regret** Δ(f, f_μ) = inf{κ >= 0 : f(α+κ) − κ <= f_μ(α) ∀α} (eq. 6/23)
   of the reported μ = μ.hi against the mechanism's true trade-off curve f
   (the symmetric curve of the max-over-relations profile).  Upper bound:
@@ -496,7 +496,7 @@ def _profile_at(profs: list[_Profile], eps: arb) -> arb:
 
 def regret_bounds(profs_up: list[_Profile], profs_lo: list[_Profile], mu: arb,
                   rel_tol: float = 1e-3) -> Enclosure:
-    """Enclosure of Δ(f, f_μ) (seed 003 eqs. 6/23) for the true curve f.
+    """Enclosure of Δ(f, f_μ) (Gomez et al. 2025 eqs. 6/23) for the true curve f.
 
     With g(α) = f(α+κ) − κ, convex conjugacy gives δ_g(γ) = δ_f(γ) + κ(1+γ)
     (for γ up to |f'(κ)|, constant beyond), and g <= f_μ iff δ_g >= δ_μ, so

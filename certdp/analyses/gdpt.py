@@ -1,10 +1,10 @@
 """The Gaussian differential privacy transformation (GDPT) and certified μ.
 
 For a privacy profile δ_A the GDPT is G(ε) = μ_GDP(ε, δ_A(ε)), the μ with
-δ_μ(ε) = δ_A(ε) (seed 000 Def 4.1), and the optimal GDP parameter is
-sup_ε G(ε) (seed 000 Cor 4.1).  This module encloses that supremum.
+δ_μ(ε) = δ_A(ε) (Liu et al. 2022 Def 4.1), and the optimal GDP parameter is
+sup_ε G(ε) (Liu et al. 2022 Cor 4.1).  This module encloses that supremum.
 
-Monotone cell argument (heart of seed 000 Thm 4.6, DESIGN.md).  For ε in a
+Monotone cell argument (heart of Liu et al. 2022 Thm 4.6, DESIGN.md).  For ε in a
 cell [a, b]: δ_A(ε) <= δ_A(a) (a profile is non-increasing) and
 δ_μ(ε) >= δ_μ(b) (δ_μ is decreasing in ε).  Hence a partition
 0 = a_0 < a_1 < ... < a_n = ε_h with
@@ -23,18 +23,18 @@ proved by the second-order (mean value) test of
 μ⁺ is tightened by bisection on this check.  A lower bound μ⁻ comes from a
 certified witness ε*: μ⁻ <= μ_GDP(ε*, lower(δ_A(ε*))) <= G(ε*).
 
-Tail beyond ε_h (seed 000 §4.2), stated in the result:
+Tail beyond ε_h (Liu et al. 2022 §4.2), stated in the result:
 
 * ``zero``: δ_A(ε_h) = 0 (certified), so δ_A = 0 on [ε_h, ∞): full μ⁺-GDP.
-* ``limit``: identification (seed 000 Thm 4.4) gives L = limsup ε²/(-2 log δ_A);
+* ``limit``: identification (Liu et al. 2022 Thm 4.4) gives L = limsup ε²/(-2 log δ_A);
   if √L > μ⁺ the strict GDP parameter is at least √L (``strict_mu_at_least``).
 * ``residual``: always true: δ_A(ε) <= δ_A(ε_h) <= η on (ε_h, ∞), so
   δ_A(ε) <= δ_μ⁺(ε) + η for all ε >= 0 ("μ⁺-GDP except η").  ε_h is chosen
   automatically so that η <= ``eta_max`` (default 1e-30) when possible.
-  ``clip_reify`` (seed 000 Thm 4.7) closes the gap: clipping and adding
+  ``clip_reify`` (Liu et al. 2022 Thm 4.7) closes the gap: clipping and adding
   Laplace noise of scale (y⁺-y⁻)/ε_h makes the profile zero from ε_h on.
 
-:func:`algorithm3` is the corrected reference version of seed 000 App. D,
+:func:`algorithm3` is the corrected reference version of Liu et al. 2022 App. D,
 Algorithm 3 (see its docstring for the corrections).
 """
 
@@ -77,7 +77,7 @@ from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_seri
 DEFAULT_WIDTH = Fraction(1, 10**6)
 #: Default bound on the residual η = δ_A(ε_h).
 DEFAULT_ETA_MAX = Fraction(1, 10**30)
-#: Largest ε_h the automatic choice tries (seed 000 §4.2 uses ε_h = 100).
+#: Largest ε_h the automatic choice tries (Liu et al. 2022 §4.2 uses ε_h = 100).
 AUTO_EPS_MAX = Fraction(128)
 #: Working precision of profile evaluations (raised automatically when loose).
 PROFILE_PREC = 96
@@ -168,7 +168,7 @@ def _mu_gdp_upper(eps: Fraction, delta_hi: arb, width: Fraction) -> Fraction:
 
 
 def gdpt(mechanism: Mechanism, eps: object, *, width: object = Fraction(1, 10**12)) -> Enclosure:
-    """Certified G(ε) = μ_GDP(ε, δ_A(ε)) (seed 000 Def 4.1).
+    """Certified G(ε) = μ_GDP(ε, δ_A(ε)) (Liu et al. 2022 Def 4.1).
 
     δ_A(ε) = 0 gives G(ε) = 0 (δ_μ > 0 for every μ > 0).  Width of the result is
     about ``width`` plus the effect of the profile ball's width.
@@ -768,7 +768,7 @@ def measure(
 
 
 # ---------------------------------------------------------------------------
-# Algorithm 3 (seed 000 App. D), corrected
+# Algorithm 3 (Liu et al. 2022 App. D), corrected
 # ---------------------------------------------------------------------------
 
 
@@ -788,7 +788,7 @@ def algorithm3_cells(eps_h: object, c: object) -> int:
 
 
 def _bisect_mu(eps: Fraction, delta: Fraction, mu_max: Fraction, tol: Fraction) -> tuple[Fraction, Fraction]:
-    """Seed 000 Algorithm 1 with certified signs: lo <= μ_GDP(eps, delta) <= hi, hi - lo <= tol."""
+    """Liu et al. 2022 Algorithm 1 with certified signs: lo <= μ_GDP(eps, delta) <= hi, hi - lo <= tol."""
     lo, hi = Fraction(0), mu_max
     while hi - lo > tol:
         mid = (lo + hi) / 2
@@ -803,7 +803,7 @@ def _bisect_mu(eps: Fraction, delta: Fraction, mu_max: Fraction, tol: Fraction) 
 def algorithm3(
     mechanism: Mechanism, eps_h: object, c: object, *, mu_max: object = 10, seed: int = 0
 ) -> Algorithm3Result:
-    """Seed 000 App. D Algorithm 3, corrected, with certified comparisons.
+    """Liu et al. 2022 App. D Algorithm 3, corrected, with certified comparisons.
 
     Corrections to the printed algorithm (each is needed for the claimed bounds):
 
@@ -879,7 +879,7 @@ def algorithm3(
 
 def find_not_gdp_witness(mechanism: Mechanism, mu: object, *, eps_max: object = 256) -> Fraction | None:
     """A point ε* in [0, eps_max] with certified δ_A(ε*) > δ_μ(ε*) (so the mechanism
-    is not μ-GDP, seed 000 Cor 4.1), or None if the float search finds none."""
+    is not μ-GDP, Liu et al. 2022 Cor 4.1), or None if the float search finds none."""
     m = exact(mu, "mu")
     if m <= 0:
         raise InputError(f"mu must be positive, got {mu}")

@@ -1,6 +1,6 @@
-"""Noise refinement for mechanisms known by σ = f(ε, δ) (seed 000 App. C, §5.2).
+"""Noise refinement for mechanisms known by σ = f(ε, δ) (Liu et al. 2022 App. C, §5.2).
 
-Liu, Sun, Jiang and Kong (2022; seed 000) refine the noise needed for a target (ε, δ) by
+Liu, Sun, Jiang and Kong (2022; Liu et al. 2022) refine the noise needed for a target (ε, δ) by
 choosing the guarantee (ε0, δ0) on the Thm 3.1 boundary that minimises
 σ = f(ε0, δ0).  Search (float-guided, mpmath) plus a certified cell proof.
 """
@@ -75,7 +75,7 @@ def refine_noise(
     parameters: Mapping[str, object] | None = None,
     digits: int = 20,
 ) -> NoiseRefinement:
-    """Smallest σ = f(ε0, δ0) over guarantees (ε0, δ0) implying (ε, δ) (seed 000 App. C).
+    """Smallest σ = f(ε0, δ0) over guarantees (ε0, δ0) implying (ε, δ) (Liu et al. 2022 App. C).
 
     On the boundary of Thm 3.1 with ε0 ≥ ε (the seed's App. C form),
     δ0(ε0) = (δ + e^ε − (1−δ) e^{ε0})/(1 + e^ε), feasible (δ0 ≥ 0) for

@@ -10,21 +10,21 @@ kind       fields
 dp         eps, delta — the mechanism satisfies (ε, δ)-DP
 not_dp     eps, delta — it does not
 gdp        mu, optional residual — μ-GDP (except residual η)
-prdp       eps, delta — (ε, δ)-probabilistic DP (seed 004 Def 2.2)
+prdp       eps, delta — (ε, δ)-probabilistic DP (Guingona et al. 2023 Def 2.2)
 not_prdp   eps, delta
 value      quantity, at (table of the other parameters), reported (decimal
            string as printed), optional rounding (nearest | up | down |
            truncate; default nearest).  Quantities: eps (at delta), delta
            (at eps), mu, mu_gdp (at eps, delta; no mechanism), switch_eps /
            switch_delta (the switch point of a trade-off mechanism's refined
-           profile, seed 000 App. B; at = {}), refined_sigma / refined_eps0 /
-           refined_delta0 (seed 000 App. C noise refinement of ``formula``
+           profile, Liu et al. 2022 App. B; at = {}), refined_sigma / refined_eps0 /
+           refined_delta0 (Liu et al. 2022 App. C noise refinement of ``formula``
            σ = f(eps, delta) for the target at = {eps, delta}; no mechanism;
            ``at`` values may be closed expressions such as "exp(-2)")
 =========  ===================================================================
 
 ``quantity = "mu_gdp"`` is the μ of the Gaussian mechanism that is exactly
-(ε, δ)-DP (seed 003 Table 3); it needs ``at = {eps, delta}`` and no mechanism.
+(ε, δ)-DP (Gomez et al. 2025 Table 3); it needs ``at = {eps, delta}`` and no mechanism.
 Numbers are exact decimal strings (or TOML integers).  A malformed file raises
 :class:`InputError` naming the claim id and the field.
 """

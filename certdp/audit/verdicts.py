@@ -143,7 +143,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
 
     REFUTED when the certified GDPT exceeds μ at a witness point, or when the
     claim has no residual and the tail forces the strict parameter above μ
-    (seed 000 Thm 4.4); CONFIRMED when μ⁺ <= μ and the certified residual is
+    (Liu et al. 2022 Thm 4.4); CONFIRMED when μ⁺ <= μ and the certified residual is
     0 or within the claimed one.
     """
     from certdp.analyses.dispatch import gdp_of  # noqa: PLC0415
@@ -165,7 +165,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     strict = ans.strict_mu_at_least
     if claim.residual is None and strict is not None and strict.certainly_greater_than(claim.mu):
         return verdict(REFUTED, False, f"not {mu_s}-GDP: the tail forces the strict GDP parameter ≥ "
-                       f"{strict.lo_str(8)} (seed 000 Thm 4.4); certified: μ ∈ {enc} except residual "
+                       f"{strict.lo_str(8)} (Liu et al. 2022 Thm 4.4); certified: μ ∈ {enc} except residual "
                        f"{'0' if ans.residual is None else ans.residual.hi_str(4)}")
     # Does μ.lo refute this claim?  Always for a strict claim (no residual).
     # With a residual r: only the DP-SGD report's lower end, computed for
@@ -209,14 +209,14 @@ def _value(claim: Claim) -> Verdict:
         sp = mech.switch_point()
         enc = sp.eps if q == "switch_eps" else sp.delta
         assumptions = tuple(mech.assumptions)
-        method = "certified switch point of the refined profile (seed 000 App. B)"
+        method = "certified switch point of the refined profile (Liu et al. 2022 App. B)"
     elif q.startswith("refined_"):
         from certdp.analyses.noise_refinement import refine_noise  # noqa: PLC0415
 
         res = refine_noise(claim.formula, claim.at["eps"], claim.at["delta"])
         enc = {"refined_sigma": res.sigma, "refined_eps0": res.eps0, "refined_delta0": res.delta0}[q]
         assumptions = res.assumptions
-        method = "certified noise refinement (seed 000 App. C)"
+        method = "certified noise refinement (Liu et al. 2022 App. C)"
     else:
         from certdp.analyses import dispatch as routing  # noqa: PLC0415
 

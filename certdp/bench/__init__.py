@@ -4,7 +4,7 @@
 width <= 1e-15) and per ``mu_from_eps_delta`` call (width 1e-12) over a fixed
 set of inputs spanning the supported range.
 
-``dpsgd``: ε(δ = 1e-5) of DP-SGD with σ = 9.4, q = 0.32768, T = 2000 (seed 003
+``dpsgd``: ε(δ = 1e-5) of DP-SGD with σ = 9.4, q = 0.32768, T = 2000 (Gomez et al. 2025
 §5) by certdp's certified PLD accountant and, when installed (the ``compare``
 extra, plus ``gdpnum``), by dp_accounting, prv_accountant and gdpnum — each in
 its own process, reporting wall time, the answer and peak resident memory.
@@ -22,7 +22,7 @@ DELTA_MU_INPUTS = [
     ("0.001", "0.01"), ("0.001", "10000"), ("0.1", "50"), ("50", "0"), ("50", "1000"),
     ("3", "10000"), ("1.5", "7.25"), ("0.27", "1"), ("10", "20"), ("0.05", "2"),
 ]
-#: Fixed inputs: (ε, δ) for μ_GDP(ε, δ) (seed 003 Table 3 grid plus extremes).
+#: Fixed inputs: (ε, δ) for μ_GDP(ε, δ) (Gomez et al. 2025 Table 3 grid plus extremes).
 MU_INPUTS = [
     (e, d)
     for e in ("0.1", "0.5", "1", "2", "4", "6", "8", "10")
@@ -65,7 +65,7 @@ def summarize(rows: list[dict]) -> dict[str, float]:
 BENCHMARKS: dict[str, Callable[..., list[dict]]] = {"gdp": bench_gdp}
 
 
-#: The DP-SGD setting of seed 003 §5 / Table 4 (ε = 8 column).
+#: The DP-SGD setting of Gomez et al. 2025 §5 / Table 4 (ε = 8 column).
 DPSGD_CASE = {"noise": "9.4", "rate": "0.32768", "steps": 2000, "delta": "1e-5"}
 
 

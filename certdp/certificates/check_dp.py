@@ -2,7 +2,7 @@
 
 The claim is decided by re-evaluating the mechanism's closed-form privacy
 profile in ball arithmetic: ``dp`` holds iff δ_M(ε) <= δ, ``not_dp`` iff
-δ_M(ε) > δ (the hockey-stick characterisation of (ε, δ)-DP, seed 000 §3).
+δ_M(ε) > δ (the hockey-stick characterisation of (ε, δ)-DP, Liu et al. 2022 §3).
 The evidence (the producer's enclosure of δ_M(ε)) is informational and never
 trusted.  Mechanisms without a closed-form profile (compositions answered by
 an accountant) are not accepted.  Imports only the kernel and the catalog.

@@ -1,7 +1,7 @@
-"""Independent checker for ``adp_not_prdp`` certificates (seed 004).
+"""Independent checker for ``adp_not_prdp`` certificates (Guingona et al. 2023).
 
 Claim: the finite mechanism ``M`` of the certificate is ``(ε, δ)``-ADP and is
-not ``(ε̂, δ̂)``-PrDP (seed 004 Def 2.2).  The checker re-derives both from
+not ``(ε̂, δ̂)``-PrDP (Guingona et al. 2023 Def 2.2).  The checker re-derives both from
 the exact table; it never reads stored margins (``evidence.reported`` is
 ignored) and imports only :mod:`certdp.numerics` (and :mod:`certdp.expr` for a
 penalty expression ``δ̂ = g(x)``).
@@ -18,7 +18,7 @@ penalty expression ``δ̂ = g(x)``).
 Mechanisms: ``{"type": "table", "rows": [[...]], "neighbours": [[i, j], ...]}``
 (rational entries as strings or ints; neighbours default to all pairs, both
 orders are checked) or ``{"type": "diagonal", "n", "p", "q"}`` — output ``a``
-w.p. ``p``, every other output w.p. ``q`` (seed 004 Lemma 3.1).  For the
+w.p. ``p``, every other output w.p. ``q`` (Guingona et al. 2023 Lemma 3.1).  For the
 diagonal mechanism a permutation of ``[n]`` applied to inputs and outputs maps
 any ordered pair ``(a, b)`` to ``(0, 1)``, so ADP is checked on ``(0, 1)``
 with the output classes ``{0}``, ``{1}`` and ``n-2`` outputs with ``p_a = p_b = q``.

@@ -7,7 +7,7 @@ search code (:mod:`certdp.analyses.gdpt`).  It re-evaluates every inequality of 
 evidence in ball arithmetic; an undecided comparison is retried at 2x and 4x
 the stated precision and otherwise fails (never guessed).
 
-What each GDP claim means and how it is re-derived (seed 000 Def 4.1,
+What each GDP claim means and how it is re-derived (Liu et al. 2022 Def 4.1,
 Cor 4.1, Thm 4.6; DESIGN.md "Monotone cell argument"):
 
 * cells 0 = a_0 < ... < a_n = eps_max, each with upper(δ_A(a_i)) <= lower(δ_μ(a_{i+1}))

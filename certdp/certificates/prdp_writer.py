@@ -1,4 +1,4 @@
-"""Certificates for the ADP-but-not-PrDP counterexamples of seed 004.
+"""Certificates for the ADP-but-not-PrDP counterexamples of Guingona et al. 2023.
 
 Kind ``adp_not_prdp``: "the finite mechanism in ``mechanism`` is
 ``(eps, delta)``-ADP and is not ``(eps_hat, delta_hat)``-PrDP".  The shared

@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "account",
         help="certified delta(eps) / eps(delta) of a composition (phi accountant)",
         description="Compose mechanisms (heterogeneous, any order) with the certified "
-        "characteristic-function accountant of seed 002 and print an enclosure of "
+        "characteristic-function accountant of Zhu, Dong & Wang 2022 and print an enclosure of "
         "delta(eps) or of the smallest eps with delta(eps) <= delta.",
     )
     p.add_argument("--mechanism", action=_MechanismAction, metavar="SPEC", dest="mechanism",

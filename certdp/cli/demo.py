@@ -1,11 +1,11 @@
 """``certdp demo``: an end-to-end showcase on built-in examples.
 
-1. Seed 003 Table 3 ((ε, δ) → μ) with certified enclosures, each printed
+1. Gomez et al. 2025 Table 3 ((ε, δ) → μ) with certified enclosures, each printed
    two-decimal value checked against its enclosure.
-2. Exact GDP identification of the seed 000 SGD example (L = 1/2, with trace).
-3. Certified optimal μ of the seed 000 Laplace example, written to a
+2. Exact GDP identification of the Liu et al. 2022 SGD example (L = 1/2, with trace).
+3. Certified optimal μ of the Liu et al. 2022 Laplace example, written to a
    certificate and re-checked by the independent checker.
-4. DP-SGD (σ = 9.4, q = 0.32768, T = 2000, seed 003 §5): certified ε at δ = 1e-5.
+4. DP-SGD (σ = 9.4, q = 0.32768, T = 2000, Gomez et al. 2025 §5): certified ε at δ = 1e-5.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.numerics import gdp
 from certdp.numerics.exact import parse_decimal
 
-#: Seed 003 (003_b212dec0ade17b9d.txt), Table 3: μ for common (ε, δ), printed to 2 decimals.
+#: Gomez et al. 2025 (003_b212dec0ade17b9d.txt), Table 3: μ for common (ε, δ), printed to 2 decimals.
 SEED003_TABLE3 = {
     "deltas": ["1e-5", "1e-6", "1e-9"],
     "rows": {
@@ -42,7 +42,7 @@ def rounding_interval(printed: str) -> tuple[Fraction, Fraction]:
 
 
 def seed003_table3() -> list[dict]:
-    """Certified μ for every cell of seed 003 Table 3, with the printed value and
+    """Certified μ for every cell of Gomez et al. 2025 Table 3, with the printed value and
     whether the certified enclosure lies within the printed value's rounding
     interval (``agrees``)."""
     rows = []
@@ -57,7 +57,7 @@ def seed003_table3() -> list[dict]:
 
 def _human(rows: list[dict]) -> str:
     lines = [
-        "certdp demo — seed 003 Table 3: μ-GDP equivalent to (ε, δ)-DP, certified",
+        "certdp demo — Gomez et al. 2025 Table 3: μ-GDP equivalent to (ε, δ)-DP, certified",
         "",
         f"{'ε':>5} {'δ':>6}  {'certified μ enclosure':<36} printed  agrees",
     ]
@@ -106,15 +106,15 @@ def _tour_human(t: dict) -> str:
     i, m, d = t["identify_sgd"], t["measure_laplace"], t["dpsgd"]
     return "\n" + "\n".join([
         "",
-        "Exact GDP identification (seed 000 §4), sgd(A=2, B=1, sigma=2):",
+        "Exact GDP identification (Liu et al. 2022 §4), sgd(A=2, B=1, sigma=2):",
         f"  verdict {i['verdict']}, L = limsup ε²/(−2 log δ) = {i['L']}, tail μ ∈ {i['tail_mu']}  "
         f"({i['steps']}-step proof trace: `certdp identify \"sgd(A=2, B=1, sigma=2)\"`)",
         "",
-        "Certified optimal μ (seed 000 Thm 4.6), laplace(scale=1/2):",
+        "Certified optimal μ (Liu et al. 2022 Thm 4.6), laplace(scale=1/2):",
         f"  μ ∈ {m['mu']}: {m['statement']}",
         f"  certificate re-checked by the independent checker: {'VALID' if m['certificate_valid'] else 'INVALID'}",
         "",
-        "DP-SGD σ = 9.4, q = 0.32768, T = 2000 (seed 003 §5), certified PLD accountant:",
+        "DP-SGD σ = 9.4, q = 0.32768, T = 2000 (Gomez et al. 2025 §5), certified PLD accountant:",
         f"  (ε, 1e-5)-DP with ε ≤ {d['eps_upper']}   (`certdp dpsgd ... --mu` adds the GDP report)",
         "",
         "Next: `certdp audit --builtin seeds` checks 80 published numbers from the seed papers.",

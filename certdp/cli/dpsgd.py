@@ -5,7 +5,7 @@
 Prints a certified enclosure of ε (for --delta) or δ (for --eps), computed by
 the certified PLD accountant; with --mu also the certified GDP report:
 μ with its residual ("μ-GDP except η"), the regret of the reported μ, the
-advantage, and the strict tail bound μ >= √T/σ (seed 000 Thm 4.4, §5.3).
+advantage, and the strict tail bound μ >= √T/σ (Liu et al. 2022 Thm 4.4, §5.3).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _run(args: argparse.Namespace) -> int:
         if res.mu is not None:
             lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η <= {res.residual.hi_str(6)}")
             lines.append(f"    proved: δ(ε) <= δ_μ(ε) + η for all ε >= 0 with μ = {res.mu.hi_str(8)}")
-            lines.append(f"  strict GDP: μ >= √T/σ ∈ {res.strict_mu_at_least} (tail, seed 000 Thm 4.4)")
+            lines.append(f"  strict GDP: μ >= √T/σ ∈ {res.strict_mu_at_least} (tail, Liu et al. 2022 Thm 4.4)")
             if res.regret is not None:
                 lines.append(f"  regret Δ(f, f_μ) of μ = {res.mu.hi_str(8)}: {res.regret}")
             lines.append(f"  advantage η(f) = δ(0) ∈ {res.advantage}")

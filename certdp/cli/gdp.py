@@ -1,4 +1,4 @@
-"""``certdp gdp``: certified Gaussian-DP conversions (seed 000 Thm 3.2, seed 003 Table 3)."""
+"""``certdp gdp``: certified Gaussian-DP conversions (Liu et al. 2022 Thm 3.2, Gomez et al. 2025 Table 3)."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(f)
     f.set_defaults(handler=_from_pure)
 
-    t = gsub.add_parser("table", help="(ε, δ) → μ table (seed 003 Table 3, any grid)")
+    t = gsub.add_parser("table", help="(ε, δ) → μ table (Gomez et al. 2025 Table 3, any grid)")
     t.add_argument("--eps", default="0.1,0.5,1,2,4,6,8,10", help="comma-separated ε values")
     t.add_argument("--delta", default="1e-5,1e-6,1e-9", help="comma-separated δ values")
     add_json_flag(t)

@@ -1,6 +1,6 @@
 """``certdp identify SPEC``: exact GDP identification with a proof trace.
 
-Seed 000 Thm 4.3/4.4: a mechanism is GDP iff
+Liu et al. 2022 Thm 4.3/4.4: a mechanism is GDP iff
 L = limsup_{ε→∞} ε²/(−2 log δ(ε)) is finite, and then √L is the tail μ
 (limsup of the GDP transform).  Prints the verdict (GDP / NOT GDP /
 UNDECIDED), the exact L, a certified enclosure of √L and the proof trace.

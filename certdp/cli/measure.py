@@ -1,4 +1,4 @@
-"""``certdp measure SPEC``: certified μ of a mechanism (seed 000 §4).
+"""``certdp measure SPEC``: certified μ of a mechanism (Liu et al. 2022 §4).
 
 Every mechanism goes through the one dispatcher (:func:`certdp.analyses.dispatch.gdp_of`),
 so ``measure`` and ``audit`` take the same route and give the same answer:
@@ -8,7 +8,7 @@ so ``measure`` and ``audit`` take the same route and give the same answer:
 * compositions answered by an accountant (DP-SGD): the GDP report
   "μ-GDP except η" plus the strict tail bound;
 * everything else: the certified GDPT measurement (adaptive cells,
-  seed 000 Thm 4.6), certificate kind ``gdp``/``gdp_head``.
+  Liu et al. 2022 Thm 4.6), certificate kind ``gdp``/``gdp_head``.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
             if ans.residual is not None:
                 lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
             if ans.strict_mu_at_least is not None:
-                lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, seed 000 Thm 4.4 / §5.3)")
+                lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, Liu et al. 2022 Thm 4.4 / §5.3)")
         lines.append(f"[{ans.method}]")
         if ans.assumptions and m is None:
             lines += [f"assuming (unproved): {a}" for a in ans.assumptions]

@@ -1,5 +1,5 @@
 """``certdp plot gdpt|profile SPEC -o FILE``: GDPT or profile against δ_μ curves
-(like seed 000 Fig. 1–2).  Needs matplotlib (``pip install 'certdp[plot]'``).
+(like Liu et al. 2022 Fig. 1–2).  Needs matplotlib (``pip install 'certdp[plot]'``).
 
 Each curve is drawn as a band between the float-rounded ends of its
 certified enclosures (for an upper-bound profile the band starts at 0): the
@@ -114,7 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "plot",
         help="plot a GDPT or privacy profile against delta_mu curves (needs matplotlib)",
         description="Plot the GDPT G(eps) or the profile delta_A(eps) with mu-GDP reference curves "
-        "(seed 000 Fig. 1-2). Requires the optional 'plot' extra (matplotlib).",
+        "(Liu et al. 2022 Fig. 1-2). Requires the optional 'plot' extra (matplotlib).",
     )
     p.add_argument("what", choices=["gdpt", "profile"])
     p.add_argument("spec", help="mechanism spec")

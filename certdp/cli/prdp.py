@@ -1,4 +1,4 @@
-"""``certdp prdp``: approximate vs probabilistic DP (seed 004).
+"""``certdp prdp``: approximate vs probabilistic DP (Guingona et al. 2023).
 
 * ``convert``        δ̂ = δ/(1 - e^{ε-ε̂}) (Lemma 2.3 / Zhao et al. Lemma 12), or with
                      ``--delta-hat`` the smallest ε̂ = ε - ln(1 - δ/δ̂).
@@ -27,14 +27,14 @@ def _convert(args: argparse.Namespace) -> int:
         enc = adp_to_prdp(args.eps, args.delta, args.eps_hat)
         human = (
             f"(ε = {args.eps}, δ = {args.delta})-ADP implies (ε̂ = {args.eps_hat}, δ̂)-PrDP with\n"
-            f"  δ̂ = δ / (1 − e^(ε−ε̂)) ∈ {enc}   (seed 004 §2, Zhao et al. Lemma 12)"
+            f"  δ̂ = δ / (1 − e^(ε−ε̂)) ∈ {enc}   (Guingona et al. 2023 §2, Zhao et al. Lemma 12)"
         )
         emit(args, human, {"delta_hat": enc})
     else:
         enc = min_eps_hat(args.eps, args.delta, args.delta_hat)
         human = (
             f"(ε = {args.eps}, δ = {args.delta})-ADP implies (ε̂, δ̂ = {args.delta_hat})-PrDP for every\n"
-            f"  ε̂ ≥ ε − ln(1 − δ/δ̂) ∈ {enc}   (seed 004 Lemma 2.3)"
+            f"  ε̂ ≥ ε − ln(1 − δ/δ̂) ∈ {enc}   (Guingona et al. 2023 Lemma 2.3)"
         )
         emit(args, human, {"eps_hat": enc})
     return EXIT_OK
@@ -115,8 +115,8 @@ def _check(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "prdp",
-        help="approximate vs probabilistic DP: conversion, counterexamples, exact checks (seed 004)",
-        description="Approximate (ADP) vs probabilistic (PrDP) differential privacy, seed 004. " + EXIT_EXPLANATION,
+        help="approximate vs probabilistic DP: conversion, counterexamples, exact checks (Guingona et al. 2023)",
+        description="Approximate (ADP) vs probabilistic (PrDP) differential privacy, Guingona et al. 2023. " + EXIT_EXPLANATION,
     )
     sub = p.add_subparsers(dest="prdp_command", metavar="SUBCOMMAND")
     sub.required = True
@@ -132,7 +132,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     x = sub.add_parser(
         "counterexample",
         help="a certified (ε, δ)-ADP mechanism that is not (ε̂, δ̂)-PrDP (Thm 3.2 / 3.3 / Cor 3.4)",
-        description="Without --penalty: seed 004 Thm 3.2 (δ̂ = δ). With --penalty g(x): Thm 3.3, "
+        description="Without --penalty: Guingona et al. 2023 Thm 3.2 (δ̂ = δ). With --penalty g(x): Thm 3.3, "
         "δ' ∈ (0, δ) by certified bisection and δ̂ = g(δ'). With --K: Cor 3.4 (2), g(x) = Kx. "
         + EXIT_EXPLANATION,
     )

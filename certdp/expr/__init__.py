@@ -17,7 +17,7 @@
 * :func:`validate_profile` -- prove δ(ε) is a privacy profile on [0, ∞)
   (values in [0, 1], non-increasing, δ(0) < 1) or reject it with a witness.
 * :data:`EPS` (ε, nonnegative real) and :data:`X` (x, positive real; the
-  penalty variable of seed 004) live in :mod:`certdp.expr.symbols`.
+  penalty variable of Guingona et al. 2023) live in :mod:`certdp.expr.symbols`.
 """
 
 from certdp.expr.evaluate import compile_ball, evaluate, evaluate_ball

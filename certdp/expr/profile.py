@@ -1,7 +1,7 @@
 """Validation of a privacy profile δ(ε) on [0, ∞).
 
 A privacy profile is a non-increasing function δ: [0, ∞) → [0, 1] with
-δ(0) < 1 (issue 3).  Note: seed 000, Def 4.1 (GDPT) only asks for f
+δ(0) < 1 (issue 3).  Note: Liu et al. 2022, Def 4.1 (GDPT) only asks for f
 non-increasing, non-negative, f(0) <= 1; certdp requires δ(0) < 1 because
 δ_μ(0) = 2Φ(μ/2) − 1 < 1 for every finite μ, so δ(0) = 1 makes
 G_f(0) = μ_GDP(0, 1) = ∞ (no GDP guarantee at all).

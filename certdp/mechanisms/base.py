@@ -29,7 +29,7 @@ class ProfileKind(Enum):
     * ``GUARANTEE`` — the tight profile of a stated guarantee, i.e. the worst
       case over every mechanism meeting it (``pure_dp``, ``approx_dp``:
       Thm 3.1 of Liu, Sun, Jiang, Kong, "Identification, amplification and
-      measurement: a bridge to Gaussian differential privacy", 2022 = seed 000); statements about it are statements about
+      measurement: a bridge to Gaussian differential privacy", 2022 = Liu et al. 2022); statements about it are statements about
       the guarantee;
     * ``UPPER`` — only an upper bound on the profile: proves (ε, δ)-DP and
       μ-GDP claims, never refutes one.  Lower ends, witnesses, μ⁻, ``not_*``

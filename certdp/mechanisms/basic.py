@@ -5,9 +5,9 @@ mechanism, is non-increasing, and is evaluated in ball arithmetic at the two
 endpoints of an interval (monotonicity gives the range).  Each class also has
 a closed-form inverse ε(δ) where one exists.
 
-Sources: Laplace — seed 000 §3 (Balle et al. 2020, Thm 3); Gaussian/GDP —
-seed 000 Thm 3.2; randomized response — seed 002 Table 2 / Lemma 32; pure DP —
-seed 000 §5.1; approximate DP — seed 000 Thm 3.1 / Cor 3.2.
+Sources: Laplace — Liu et al. 2022 §3 (Balle et al. 2020, Thm 3); Gaussian/GDP —
+Liu et al. 2022 Thm 3.2; randomized response — Zhu, Dong & Wang 2022 Table 2 / Lemma 32; pure DP —
+Liu et al. 2022 §5.1; approximate DP — Liu et al. 2022 Thm 3.1 / Cor 3.2.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _log_pos(x: arb) -> arb:
 class Laplace(CatalogMechanism):
     """Laplace mechanism Lap(b) on a query of sensitivity Δ.
 
-    δ(ε) = max(1 − exp(ε/2 − Δ/(2b)), 0)   (seed 000 §3; Balle et al. 2020 Thm 3).
+    δ(ε) = max(1 − exp(ε/2 − Δ/(2b)), 0)   (Liu et al. 2022 §3; Balle et al. 2020 Thm 3).
     It is (Δ/b)-DP: δ(ε) = 0 for ε >= Δ/b.
     """
 
@@ -100,7 +100,7 @@ def _clip_at_zero(e: arb) -> arb:
 
 
 class GaussianDP(CatalogMechanism):
-    """μ-GDP: δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)  (seed 000 Thm 3.2)."""
+    """μ-GDP: δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)  (Liu et al. 2022 Thm 3.2)."""
 
     name = "gaussian_dp"
     description = "worst case of the μ-GDP guarantee (exact for the guarantee): δ_μ(ε) = Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2)"
@@ -170,7 +170,7 @@ class Gaussian(GaussianDP):
 class RandomizedResponse(CatalogMechanism):
     """Binary randomized response: report the true bit with probability p.
 
-    Dominating pair P = (p, 1−p), Q = (1−p, p) (seed 002 Table 2, Lemma 32), so
+    Dominating pair P = (p, 1−p), Q = (1−p, p) (Zhu, Dong & Wang 2022 Table 2, Lemma 32), so
     δ(ε) = (q − (1−q) e^ε)⁺ with q = max(p, 1−p).  Allowed: 0 < p < 1; p and
     1 − p give the same profile (relabelled output), p = 1/2 gives δ ≡ 0.
     Equals pure_dp(eps=log(q/(1−q))).
@@ -206,12 +206,12 @@ class RandomizedResponse(CatalogMechanism):
 
 class PureDP(CatalogMechanism):
     """Worst case of an ε₀-DP mechanism: δ(ε) = (e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})
-    (seed 000 §5.1 via Thm 3.1 with δ₀ = 0; attained by randomized response)."""
+    (Liu et al. 2022 §5.1 via Thm 3.1 with δ₀ = 0; attained by randomized response)."""
 
     name = "pure_dp"
     description = "worst case of the ε₀-DP guarantee (exact for the guarantee): δ(ε) = (e^{ε₀} − e^ε)⁺ / (1 + e^{ε₀})"
     PARAMS = (Param("eps", "number", "pure DP level ε₀ >= 0"),)
-    #: the worst case over all ε₀-DP mechanisms (tight by seed 000 Thm 3.1)
+    #: the worst case over all ε₀-DP mechanisms (tight by Liu et al. 2022 Thm 3.1)
     own_kind = ProfileKind.GUARANTEE
 
     def check(self) -> None:
@@ -240,10 +240,10 @@ class PureDP(CatalogMechanism):
 
 
 class ApproxDP(PureDP):
-    """The tight profile implied by one (ε₀, δ₀)-DP guarantee (seed 000 Thm 3.1,
+    """The tight profile implied by one (ε₀, δ₀)-DP guarantee (Liu et al. 2022 Thm 3.1,
     Cor 3.2): δ(ε) = δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀}).
 
-    Attained by a specific (ε₀, δ₀)-DP mechanism (seed 000 remark after Cor 3.2).
+    Attained by a specific (ε₀, δ₀)-DP mechanism (Liu et al. 2022 remark after Cor 3.2).
     Note δ(ε) → δ₀ as ε → ∞: no ε reaches δ < δ₀.
     """
 

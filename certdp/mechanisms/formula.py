@@ -1,6 +1,6 @@
 """Mechanisms known only through a privacy–utility equation σ = f(ε, δ).
 
-Seed 000 (§2, §3, App. B, App. C, §5.2).  Given σ, the *naive* profile is
+Liu et al. 2022 (§2, §3, App. B, App. C, §5.2).  Given σ, the *naive* profile is
 δ̂(ε) = min(1, δ) with σ = f(ε, δ) solved for δ (closed form, via sympy's
 ``solve`` on an exact sympy expression -- never on a string).  Every pair
 (ε0, δ̂(ε0)) is a valid guarantee, and by Thm 3.1 it implies (ε, g(ε, ε0)) with
@@ -111,7 +111,7 @@ def _ev(e: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb:
 
 @dataclass(frozen=True)
 class SwitchPoint:
-    """Certified switch point of a refined profile (seed 000 App. B).
+    """Certified switch point of a refined profile (Liu et al. 2022 App. B).
 
     ``eps`` encloses every maximiser of q(x) = (1−δ̂(x))/(1+e^x) on [0, ∞);
     ``delta`` = δ̂(eps).  Proved: δ(ε) = 1 − (1+e^ε)(1−δ*)/(1+e^{ε*}) for
@@ -123,7 +123,7 @@ class SwitchPoint:
 
 
 class TradeoffMechanism(Mechanism):
-    """Mechanism given by a privacy–utility equation σ = f(ε, δ) (seed 000 §2, App. B).
+    """Mechanism given by a privacy–utility equation σ = f(ε, δ) (Liu et al. 2022 §2, App. B).
 
     ``delta_ball`` evaluates the *refined* profile inf_{ε0≥ε} g(ε, ε0);
     ``profile()`` returns the symbolic *naive* profile min(1, δ̂(ε)), which is
@@ -398,7 +398,7 @@ class TradeoffMechanism(Mechanism):
 
     # ---- switch point -------------------------------------------------------
     def switch_point(self, digits: int = 20, tail: int = 60) -> SwitchPoint:
-        """Certified switch point (ε*, δ*) of the refined profile (seed 000 App. B).
+        """Certified switch point (ε*, δ*) of the refined profile (Liu et al. 2022 App. B).
 
         Proof steps (all ball arithmetic): S(r0) < 0 < S(r1); every cell of
         [0, r0] has S < 0 or q < q(r0); every cell of [r1, T] has S > 0;
@@ -511,12 +511,12 @@ def _frac(x: arb) -> Fraction:
 
 
 # --------------------------------------------------------------------------
-# instances (seed 000 §2)
+# instances (Liu et al. 2022 §2)
 # --------------------------------------------------------------------------
 
 
 class SGDMechanism(TradeoffMechanism):
-    """Noisy-SGD family σ = A ε⁻¹ √log(B/δ) (seed 000 §2; example A=2, B=1, σ=2)."""
+    """Noisy-SGD family σ = A ε⁻¹ √log(B/δ) (Liu et al. 2022 §2; example A=2, B=1, σ=2)."""
 
     name = "sgd"
 
@@ -562,7 +562,7 @@ class SGDMechanism(TradeoffMechanism):
 
 
 class ICEAMechanism(TradeoffMechanism):
-    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2; example m=20, n=4).
+    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (Liu et al. 2022 §2; example m=20, n=4).
 
     The strict inequality has the same infimum as the equation m = 10 log(n/(εδ))."""
 

@@ -1,5 +1,5 @@
 """Spec-grammar entries for the trade-off mechanisms of
-:mod:`certdp.mechanisms.formula` (seed 000 §2, App. B).
+:mod:`certdp.mechanisms.formula` (Liu et al. 2022 §2, App. B).
 
 * ``tradeoff("<σ formula in eps, delta>", sigma=σ)`` — any σ = f(ε, δ);
 * ``sgd(A=..., B=..., sigma=...)`` — σ = A ε⁻¹ √log(B/δ);
@@ -35,11 +35,11 @@ class _SpecEquality:
 
 
 class Tradeoff(_SpecEquality, TradeoffMechanism):
-    """σ = f(ε, δ) mechanism from a formula string (seed 000 §2, App. B)."""
+    """σ = f(ε, δ) mechanism from a formula string (Liu et al. 2022 §2, App. B)."""
 
     description = (
         'mechanism known by σ = f(ε, δ), e.g. tradeoff("2/eps*sqrt(log(1/delta))", sigma=2); '
-        "refined profile (seed 000 App B), an upper bound only"
+        "refined profile (Liu et al. 2022 App B), an upper bound only"
     )
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("sigma_formula", "string", "σ as a formula in eps and delta (safe expression syntax)"),
@@ -52,9 +52,9 @@ class Tradeoff(_SpecEquality, TradeoffMechanism):
 
 
 class Sgd(_SpecEquality, SGDMechanism):
-    """Noisy-SGD family σ = A ε⁻¹ √log(B/δ) (seed 000 §2; example A=2, B=1, σ=2)."""
+    """Noisy-SGD family σ = A ε⁻¹ √log(B/δ) (Liu et al. 2022 §2; example A=2, B=1, σ=2)."""
 
-    description = "noisy-SGD family σ = A ε⁻¹ √log(B/δ) (seed 000 §2); refined profile"
+    description = "noisy-SGD family σ = A ε⁻¹ √log(B/δ) (Liu et al. 2022 §2); refined profile"
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("A", "number", "A > 0"),
         Param("B", "number", "B > 0"),
@@ -67,9 +67,9 @@ class Sgd(_SpecEquality, SGDMechanism):
 
 
 class Icea(_SpecEquality, ICEAMechanism):
-    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2; example m=20, n=4)."""
+    """ICEA: (ε, δ)-DP if m > 10 log(n/(εδ)) (Liu et al. 2022 §2; example m=20, n=4)."""
 
-    description = "invisibility cloak encoder: (ε, δ)-DP if m > 10 log(n/(εδ)) (seed 000 §2); refined profile"
+    description = "invisibility cloak encoder: (ε, δ)-DP if m > 10 log(n/(εδ)) (Liu et al. 2022 §2); refined profile"
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("m", "number", "number of messages m > 0"),
         Param("n", "number", "number of users n > 0"),

@@ -2,7 +2,7 @@
 
 * ``subsample(M, rate=γ)`` — Poisson subsampling with add/remove neighbours.
   If M is (ε, δ)-DP then M∘S_γ is (log(1 − γ + γe^ε), γδ)-DP in both
-  directions (seed 000 §5.3; Balle, Barthe, Gaboardi, "Privacy amplification
+  directions (Liu et al. 2022 §5.3; Balle, Barthe, Gaboardi, "Privacy amplification
   by subsampling: tight analyses via couplings and divergences", 2018,
   Thm 8/10).  Applied to every point of M's profile this gives
   δ'(ε') <= γ δ_M(log(1 + (e^{ε'} − 1)/γ)), and the bound is attained: for
@@ -15,13 +15,13 @@
 * ``compose(M, k)`` — k-fold adaptive composition where a closed form exists:
   μ-GDP composes to √k μ-GDP (Dong et al.); nested compositions flatten.
   Other mechanisms need an accountant (``certdp account``).
-* ``clip_reify(M, eps_h, lo, hi)`` — seed 000 Thm 4.7: clip M's numerical
+* ``clip_reify(M, eps_h, lo, hi)`` — Liu et al. 2022 Thm 4.7: clip M's numerical
   output to [lo, hi] and add Laplace((hi − lo)/ε_h) noise.  By
   post-processing δ ≤ δ_M, and the result is a Laplace mechanism with
   sensitivity <= hi − lo and scale (hi − lo)/ε_h (joint convexity of the
   hockey-stick divergence over couplings of the clipped outputs), so
   δ(ε) <= min(δ_M(ε), max(1 − e^{(ε − ε_h)/2}, 0)); in particular δ = 0 for
-  ε >= ε_h, which is the proof of Thm 4.7 (seed 000 App. A.7).  This is
+  ε >= ε_h, which is the proof of Thm 4.7 (Liu et al. 2022 App. A.7).  This is
   **only an upper bound** on the clipped mechanism's profile (e.g.
   clip_reify(laplace(scale=0.4), eps_h=2, lo=0, hi=1) has δ(0) ≈ 0.41, not
   the bound's 0.63): :attr:`ClipReify.own_kind` is UPPER, so no lower end,
@@ -57,7 +57,7 @@ from certdp.numerics.gdp import delta_mu_ball
 
 
 class Subsample(CatalogMechanism):
-    """Poisson subsampling with rate γ (add/remove neighbours), seed 000 §5.3:
+    """Poisson subsampling with rate γ (add/remove neighbours), Liu et al. 2022 §5.3:
     δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)), attained by the worst case, so
     the kind of M's profile is kept (module docstring)."""
 
@@ -218,7 +218,7 @@ dpsgd.PARAMS = (  # type: ignore[attr-defined]
 
 
 class ClipReify(CatalogMechanism):
-    """Clip-and-reify (seed 000 Thm 4.7): clip to [lo, hi], add Laplace((hi − lo)/ε_h).
+    """Clip-and-reify (Liu et al. 2022 Thm 4.7): clip to [lo, hi], add Laplace((hi − lo)/ε_h).
 
     δ(ε) <= min(δ_M(ε), max(1 − e^{ε/2 − ε_h/2}, 0)); zero for ε >= ε_h.
     An upper bound only (see the module docstring).
@@ -227,7 +227,7 @@ class ClipReify(CatalogMechanism):
     own_kind = ProfileKind.UPPER
 
     name = "clip_reify"
-    description = "clip output to [lo, hi] and add Laplace((hi−lo)/ε_h) (seed 000 Thm 4.7): δ <= min(δ_M, Laplace profile), an upper bound only"
+    description = "clip output to [lo, hi] and add Laplace((hi−lo)/ε_h) (Liu et al. 2022 Thm 4.7): δ <= min(δ_M, Laplace profile), an upper bound only"
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism with a numerical output"),
         Param("eps_h", "number", "head bound ε_h > 0 (the result is ε_h-DP)"),

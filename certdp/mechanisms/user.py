@@ -2,7 +2,7 @@
 
 The expression text is parsed by the safe parser of :mod:`certdp.expr`
 (whitelisted grammar, no ``eval``/``sympify``) and checked with
-:func:`certdp.expr.validate_profile` against the hypotheses of seed 000
+:func:`certdp.expr.validate_profile` against the hypotheses of Liu et al. 2022
 Def 4.1 (values in [0, 1], non-increasing, δ(0) < 1).  A profile that is
 certainly invalid is rejected with the witness; one whose validity could not
 be proved everywhere is accepted and the unproved part is kept in
@@ -57,7 +57,7 @@ class Profile(CatalogMechanism):
         return self._expr
 
     def own_assumptions(self) -> tuple[str, ...]:
-        """Hypotheses of a privacy profile (seed 000 Def 4.1) that
+        """Hypotheses of a privacy profile (Liu et al. 2022 Def 4.1) that
         :func:`~certdp.expr.profile.validate_profile` could not prove, each
         prefixed by the spec; results that rely on monotonicity (ε(δ), the
         GDP cell argument, ranges over intervals of enclosing transforms)

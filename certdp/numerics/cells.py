@@ -5,7 +5,7 @@
 
 A cell [a, b] proves δ_A <= δ_μ on [a, b] if either test holds:
 
-* first order (monotone cell argument, seed 000 Thm 4.6 / DESIGN.md):
+* first order (monotone cell argument, Liu et al. 2022 Thm 4.6 / DESIGN.md):
   upper(δ_A(a)) <= lower(δ_μ(b)), or δ_A(a) = 0.  Uses δ_A non-increasing and
   δ_μ decreasing.
 * second order (mean value): with f = δ_μ − P, where P is the mechanism's

@@ -1,6 +1,6 @@
 """Certified Gaussian differential privacy primitives.
 
-For μ > 0 the privacy profile of μ-GDP (seed 000, Thm 3.2; Dong et al.) is
+For μ > 0 the privacy profile of μ-GDP (Liu et al. 2022, Thm 3.2; Dong et al.) is
 
     δ_μ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2),     ε >= 0.
 
@@ -15,11 +15,11 @@ time but never soundness.
 
 Derived quantities (all certified enclosures):
 
-* ``mu_from_eps_delta``  μ_GDP(ε, δ): the μ with δ_μ(ε) = δ (seed 000 Def 4.1).
+* ``mu_from_eps_delta``  μ_GDP(ε, δ): the μ with δ_μ(ε) = δ (Liu et al. 2022 Def 4.1).
 * ``eps_from_mu_delta``  the smallest ε >= 0 with δ_μ(ε) <= δ.
-* ``tradeoff_mu``        f_μ(α) = Φ(Φ⁻¹(1-α) - μ) (seed 003 eq. 4).
-* ``mu_from_pure_dp``    ε-DP ⇒ μ-GDP with μ = -2Φ⁻¹(1/(1+e^ε)) (seed 000 Thm 5.1,
-                         seed 003 Prop 6.1).
+* ``tradeoff_mu``        f_μ(α) = Φ(Φ⁻¹(1-α) - μ) (Gomez et al. 2025 eq. 4).
+* ``mu_from_pure_dp``    ε-DP ⇒ μ-GDP with μ = -2Φ⁻¹(1/(1+e^ε)) (Liu et al. 2022 Thm 5.1,
+                         Gomez et al. 2025 Prop 6.1).
 
 Roots are found by a float-guided Newton iteration (search only) and then
 *certified* by two ball sign checks at the bracket ends; if the guess is
@@ -125,7 +125,7 @@ def _check_delta(delta: object) -> Fraction:
 
 
 def delta_mu(mu: object, eps: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
-    """Certified δ_μ(ε) = Φ(-ε/μ+μ/2) - e^ε Φ(-ε/μ-μ/2) (seed 000 Thm 3.2).
+    """Certified δ_μ(ε) = Φ(-ε/μ+μ/2) - e^ε Φ(-ε/μ-μ/2) (Liu et al. 2022 Thm 3.2).
 
     Relative width <= 10^-digits (default 1e-15), held even where the two
     terms cancel (large ε, small μ).
@@ -272,7 +272,7 @@ def _mu_guess(eps: Fraction, delta: Fraction, width: float = 1e-12) -> tuple[flo
 def mu_from_eps_delta(
     eps: object, delta: object, *, width: object = DEFAULT_WIDTH
 ) -> Enclosure:
-    """Certified μ_GDP(ε, δ): the μ with δ_μ(ε) = δ (seed 000 Def 4.1).
+    """Certified μ_GDP(ε, δ): the μ with δ_μ(ε) = δ (Liu et al. 2022 Def 4.1).
 
     μ-GDP implies (ε, δ)-DP exactly for μ <= μ_GDP(ε, δ).  The enclosure has
     absolute width <= ``width`` (default 1e-12).  Requires ε >= 0, 0 < δ < 1.
@@ -345,7 +345,7 @@ def eps_from_mu_delta(mu: object, delta: object, *, width: object = DEFAULT_WIDT
 
 def tradeoff_mu(mu: object, alpha: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
     """Certified f_μ(α) = Φ(Φ⁻¹(1-α) - μ), the μ-GDP trade-off function
-    (seed 003 eq. 4), for 0 <= α <= 1 (f_μ(0) = 1, f_μ(1) = 0)."""
+    (Gomez et al. 2025 eq. 4), for 0 <= α <= 1 (f_μ(0) = 1, f_μ(1) = 0)."""
     m = exact(mu, "mu")
     if m < 0:
         raise InputError(f"mu must be >= 0, got mu = {mu}")
@@ -369,7 +369,7 @@ def tradeoff_mu(mu: object, alpha: object, *, digits: int | None = None, prec: i
 
 def mu_from_pure_dp(eps: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:
     """Certified μ = -2Φ⁻¹(1/(1+e^ε)): every ε-DP mechanism is μ-GDP, and the
-    bound is tight for randomized response (seed 000 Thm 5.1, seed 003 Prop 6.1)."""
+    bound is tight for randomized response (Liu et al. 2022 Thm 5.1, Gomez et al. 2025 Prop 6.1)."""
     e = _check_eps(eps)
     if e == 0:
         return Enclosure.exact(0)

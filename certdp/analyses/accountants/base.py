@@ -8,14 +8,14 @@ the privacy profile of the composition with certified enclosures:
   an accountant can be shared and extended without surprises);
 * :meth:`Accountant.delta` returns an :class:`Enclosure` of
   δ(ε) = max over neighbouring relations (add/remove) of the hockey-stick
-  divergence H_{e^ε}(P‖Q) of the composed dominating pair (seed 002 §4.1);
+  divergence H_{e^ε}(P‖Q) of the composed dominating pair (Zhu, Dong & Wang 2022 §4.1);
 * :meth:`Accountant.epsilon` returns an enclosure of the smallest ε >= 0 with
   δ(ε) <= δ.  The default is a certified bisection on certified δ: δ(ε) is
   non-increasing in ε, so ``delta(a).lo > δ`` proves ε* > a and
   ``delta(b).hi <= δ`` proves ε* <= b.
 
 Implementations: :mod:`certdp.analyses.accountants.phi` (characteristic-function /
-MGF inversion accountant, seed 002) and :mod:`certdp.analyses.accountants.pld`
+MGF inversion accountant, Zhu, Dong & Wang 2022) and :mod:`certdp.analyses.accountants.pld`
 (certified PLD accountant).
 """
 

@@ -8,7 +8,7 @@ of the reported μ, the advantage, and the exact tail bound
 
     strict μ >= √T/σ
 
-(seed 000 Thm 4.4 and §5.3: the T-fold Poisson-subsampled Gaussian has tail
+(Liu et al. 2022 Thm 4.4 and §5.3: the T-fold Poisson-subsampled Gaussian has tail
 GDP parameter √T/σ whatever the sampling rate, so no μ below it is a strict
 GDP guarantee; the PLD-derived μ holds only up to the residual η).
 
@@ -65,7 +65,7 @@ class DPSGDResult:
 
 
 def strict_mu_lower(noise: object, steps: int) -> Enclosure:
-    """Enclosure of √T/σ, the tail GDP parameter (seed 000 Thm 4.4, §5.3)."""
+    """Enclosure of √T/σ, the tail GDP parameter (Liu et al. 2022 Thm 4.4, §5.3)."""
     s = exact(noise, "noise")
     with working_precision(256):
         return Enclosure.from_ball((arb(steps) / (arb(s.numerator) / s.denominator) ** 2).sqrt())

@@ -1,14 +1,14 @@
-"""Dominating pairs of distributions and their φ-functions (seed 002 §4, App D).
+"""Dominating pairs of distributions and their φ-functions (Zhu, Dong & Wang 2022 §4, App D).
 
-For a dominating pair (P, Q) (seed 002 Def 7) the privacy loss
+For a dominating pair (P, Q) (Zhu, Dong & Wang 2022 Def 7) the privacy loss
 L = log(p/q)(X), X ~ P, describes the "remove" direction and
 L' = log(q/p)(X), X ~ Q, the "add" direction.  δ(ε) of the pair is
-H_{e^ε}(P‖Q) = E_P[(1 − e^{ε−L})⁺] (seed 003 Thm A.7; atoms L = +∞ count 1,
-seed 002 Lemma 36), and the mechanism's δ is the max over both directions.
+H_{e^ε}(P‖Q) = E_P[(1 − e^{ε−L})⁺] (Gomez et al. 2025 Thm A.7; atoms L = +∞ count 1,
+Zhu, Dong & Wang 2022 Lemma 36), and the mechanism's δ is the max over both directions.
 
 Each pair exposes
 * ``phi_expr(t, relation)``: φ(t) = E[e^{itL}] as a sympy expression
-  (seed 002 Table 2; Lemma 32–34; Def 35 for finite pairs; the finite part
+  (Zhu, Dong & Wang 2022 Table 2; Lemma 32–34; Def 35 for finite pairs; the finite part
   only — the mass at +∞ is ``inf_mass``, Lemma 36 / Prop 37);
 * ``mgf_acb(s, relation)``: M(s) = E[e^{sL}; L finite] = φ(−is) in complex
   ball arithmetic (entire in s for the pairs here, Laplace has a removable
@@ -18,7 +18,7 @@ Each pair exposes
 * finite pairs: ``atoms(relation)`` = list of (loss, probability) balls of the
   finite part and ``inf_mass(relation)``.
 
-Parameters are exact (Fractions); sensitivity is 1 as in seed 002.
+Parameters are exact (Fractions); sensitivity is 1 as in Zhu, Dong & Wang 2022.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _pos(x: object, name: str) -> Fraction:
 
 @dataclass(frozen=True)
 class GaussianPair:
-    """P = N(1, σ²), Q = N(0, σ²) (seed 002 Lemma 34).
+    """P = N(1, σ²), Q = N(0, σ²) (Zhu, Dong & Wang 2022 Lemma 34).
 
     L ~ N(η, 2η) with η = 1/(2σ²) in both directions, φ(t) = exp(−(t² − it)/(2σ²)),
     M(s) = exp(η s(s+1)).  A composition of Gaussians is the Gaussian with
@@ -77,7 +77,7 @@ class GaussianPair:
 
 @dataclass(frozen=True)
 class LaplacePair:
-    """P = Lap(0, λ), Q = Lap(1, λ) (seed 002 Lemma 33), symmetric.
+    """P = Lap(0, λ), Q = Lap(1, λ) (Zhu, Dong & Wang 2022 Lemma 33), symmetric.
 
     With a = 1/λ the loss has atoms +a (mass 1/2), −a (mass e^{−a}/2) and a
     density on (−a, a); φ(t) = ½(e^{ita} + e^{−(it+1)a} + (e^{ita} − e^{−(it+1)a})/(2it+1)),
@@ -110,7 +110,7 @@ class LaplacePair:
 @dataclass(frozen=True)
 class FinitePair:
     """A dominating pair on a finite output set, given by two exact pmf vectors
-    (seed 002 Def 35).  Outputs with q = 0 < p carry loss +∞ in the remove
+    (Zhu, Dong & Wang 2022 Def 35).  Outputs with q = 0 < p carry loss +∞ in the remove
     direction (Lemma 36); with p = 0 < q, loss +∞ in the add direction."""
 
     p: tuple[Fraction, ...]
@@ -165,7 +165,7 @@ class FinitePair:
 
 @dataclass(frozen=True)
 class RRPair:
-    """Randomized response: P = (p, 1−p), Q = (1−p, p) on {0, 1} (seed 002
+    """Randomized response: P = (p, 1−p), Q = (1−p, p) on {0, 1} (Zhu, Dong & Wang 2022
     Lemma 32), φ(t) = p e^{it log(p/(1−p))} + (1−p) e^{it log((1−p)/p)}.
 
     Give ``p`` (exact, in (0,1)) or ``eps0`` (then p = e^{ε0}/(1+e^{ε0}): the
@@ -228,7 +228,7 @@ class RRPair:
 
 @dataclass(frozen=True)
 class ApproxDPPair:
-    """The tight dominating pair of one (ε0, δ0)-DP guarantee (seed 000 Thm 3.1):
+    """The tight dominating pair of one (ε0, δ0)-DP guarantee (Liu et al. 2022 Thm 3.1):
     loss +∞ with mass δ0, ±ε0 with masses (1−δ0)e^{ε0}/(1+e^{ε0}) and
     (1−δ0)/(1+e^{ε0}); symmetric.  δ0 = 0 is randomized response with eps0."""
 

@@ -1,16 +1,16 @@
-r"""Certified characteristic-function accountant (seed 002, "AFA", made rigorous).
+r"""Certified characteristic-function accountant (Zhu, Dong & Wang 2022, "AFA", made rigorous).
 
 The accountant keeps the composition symbolically — a multiset of dominating
-pairs with counts, i.e. log φ = Σ_j k_j log φ_j (seed 002 Algorithm 1,
+pairs with counts, i.e. log φ = Σ_j k_j log φ_j (Zhu, Dong & Wang 2022 Algorithm 1,
 Prop 12) — so composing is O(1) per mechanism.  A query δ(ε) is answered as an
 :class:`Enclosure` by one of two rigorous routes; δ is the max over the
-"remove" and "add" directions (seed 002 §4.1, Lemma 36), computed separately
+"remove" and "add" directions (Zhu, Dong & Wang 2022 §4.1, Lemma 36), computed separately
 only when some pair is asymmetric.
 
 Notation: L is the privacy loss of the composed pair in one direction,
 δ(ε) = E[(1 − e^{ε−L})⁺] = P(L = +∞) + E[(1 − e^{ε−L})⁺; L finite]
-(seed 003 Thm A.7, seed 002 Lemma 36).  The mass at +∞ composes as
-P(L = ∞) = 1 − Π_j (1 − m_j)^{k_j} (seed 002 Prop 37) and everything below
+(Gomez et al. 2025 Thm A.7, Zhu, Dong & Wang 2022 Lemma 36).  The mass at +∞ composes as
+P(L = ∞) = 1 − Π_j (1 − m_j)^{k_j} (Zhu, Dong & Wang 2022 Prop 37) and everything below
 uses the finite (sub-probability) part only.
 
 Route 1, exact atoms ⊗ Gaussian ("exact").  Gaussians compose to the Gaussian
@@ -93,7 +93,7 @@ PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RRPair, ApproxDPPair)
 
 
 def _pair_builders() -> dict[type, Any]:
-    """Dominating pair (seed 002, Table 2 / App. D) of each catalog mechanism
+    """Dominating pair (Zhu, Dong & Wang 2022, Table 2 / App. D) of each catalog mechanism
     class the φ accountant supports, looked up along the class's MRO (so a
     subclass such as Gaussian overrides GaussianDP)."""
     from certdp.mechanisms import basic  # noqa: PLC0415
@@ -228,7 +228,7 @@ class PhiAccountant(Accountant):
 
     def delta_at_infinity(self) -> Enclosure:
         """lim_{ε→∞} δ(ε): the larger of the two relations' masses at +∞
-        (Lemma 36 of seed 002), as a sound ball maximum (never by midpoints)."""
+        (Lemma 36 of Zhu, Dong & Wang 2022), as a sound ball maximum (never by midpoints)."""
         with working_precision(128):
             return Enclosure.from_ball(ball_max(self._inf_mass(r) for r in self._relations()))
 
@@ -335,7 +335,7 @@ class PhiAccountant(Accountant):
 
         With a = 1/λ the Laplace loss law (remove = add) is e^{z/2} ν(dz),
         ν = ½e^{−a/2}(δ_a + δ_{−a}) + ¼e^{−a/2}·Leb|(−a,a) (atoms +a: ½,
-        −a: ½e^{−a}; density ¼e^{−a/2}e^{z/2} on (−a,a), from seed 002 Lemma 33's
+        −a: ½e^{−a}; density ¼e^{−a/2}e^{z/2} on (−a,a), from Zhu, Dong & Wang 2022 Lemma 33's
         L(o) = (|o−1|−|o|)/λ).  Tilting commutes with convolution, so the
         composed law is e^{z/2} (*_g ν_g^{*k_g})(dz).  Expanding each ν_g^{*k_g}
         binomially (m_g continuous factors, i_g atoms at +a_g) gives shifts

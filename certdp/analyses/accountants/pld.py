@@ -1,6 +1,6 @@
 """Certified privacy-loss-distribution (PLD) accountant.
 
-Math (seed 003 Thm A.7; seed 002 Thm 6): for a dominating pair (P, Q) with
+Math (Gomez et al. 2025 Thm A.7; Zhu, Dong & Wang 2022 Thm 6): for a dominating pair (P, Q) with
 privacy loss L = log(p/q)(o), o ~ P, the profile is
 
     δ(ε) = H_{e^ε}(P‖Q) = E_P[(1 − e^{ε−L})⁺]      (+ the mass of L = +∞),
@@ -35,7 +35,7 @@ arithmetic:
   decreases F_ε: a certified lower bound.
 
 δ(ε) of the composition is max over the add and remove neighbouring
-relations (seed 002 Thm 6: remove (P,Q) = ((1−q)N(0,σ²)+qN(1,σ²), N(0,σ²)),
+relations (Zhu, Dong & Wang 2022 Thm 6: remove (P,Q) = ((1−q)N(0,σ²)+qN(1,σ²), N(0,σ²)),
 add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).
 """
 

@@ -1,4 +1,4 @@
-"""Exact asymptotics of privacy profiles and GDP identification (seed 000 Thm 4.4).
+"""Exact asymptotics of privacy profiles and GDP identification (Liu et al. 2022 Thm 4.4).
 
 Public API: :func:`identify` -> :class:`Identification` (verdict, exact L,
 √L, certified tail μ, vanishing point, proof trace of :class:`Step`).

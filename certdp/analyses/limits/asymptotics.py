@@ -12,9 +12,9 @@ Every subexpression f(ε) is summarised by an :class:`Asym`:
 Each rule is an honest asymptotic statement and is recorded in the trace:
 
 * erfc tail: log erfc(x) = −x² − log x − log √π + o(1) as x → +∞, hence
-  log erfc(x) ~ −x² (Abramowitz–Stegun 7.1.23; seed 000 Lemma A.1 uses the
+  log erfc(x) ~ −x² (Abramowitz–Stegun 7.1.23; Liu et al. 2022 Lemma A.1 uses the
   equivalent Mills-ratio bounds); erfc(x) → 2 as x → −∞.
-* erfc pair (the δ_μ cancellation, seed 000 Lemma A.1 / DESIGN.md): with
+* erfc pair (the δ_μ cancellation, Liu et al. 2022 Lemma A.1 / DESIGN.md): with
   erfcx(x) = e^{x²} erfc(x),
   c₁F₁ erfc(x₁) + c₂F₂ erfc(x₂) = c₁F₁e^{−x₁²}(erfcx(x₁) + κ erfcx(x₂)),
   κ = (c₂/c₁) e^D, D = log F₂ − log F₁ − x₂² + x₁² (must be ε-free).
@@ -23,7 +23,7 @@ Each rule is an honest asymptotic statement and is recorded in the trace:
   log|sum| = log F₁ − x₁² − 2 log x₁ + O(1).  For δ_μ this is the identity
   δ_μ(ε) = φ(a)(R(−a) − R(−b)), R(x) = 1/x − 1/x³ + O(x⁻⁵), giving
   log δ_μ(ε) = −a²/2 + O(log ε).
-  SEED FINDING (seed 000 Lemma A.1): the printed equivalent
+  SEED FINDING (Liu et al. 2022 Lemma A.1): the printed equivalent
   δ̃_μ(ε) = μ e^{−a²/2}/√(2π a²) is off by a factor |b|: δ_μ/δ̃_μ → 0 (like
   1/|b|; e.g. 0.0484 at μ = 1, ε = 20, 0.000999 at ε = 1000).  The correct
   equivalent is μ e^{−a²/2}/(√(2π)·a·b) ~ μ e^{−a²/2}/(√(2π) a²), b = a − μ

@@ -259,7 +259,7 @@ class Engine:
                 self.note(f"log {e} = -x**2 - log(x) - log(sqrt(pi)) + o(1) with x = {e.args[0]} ~ "
                           f"{x.lead.show()}, so log {e} ~ {ll.show()}",
                           "erfc tail: log erfc(x) = -x^2 - log x - log sqrt(pi) + o(1), x -> +oo "
-                          "(Abramowitz-Stegun 7.1.23; seed 000 Lemma A.1)")
+                          "(Abramowitz-Stegun 7.1.23; Liu et al. 2022 Lemma A.1)")
                 return asym_from(1, None, ll, _I0)
             raise Undecided(f"unknown growth of the argument of {e}")
         if x.limit == -OO:
@@ -295,7 +295,7 @@ class Engine:
                 f"and erfcx'(xi) = -1/(sqrt(pi) xi**2)(1 + O(xi**-2)), so log of the sum = "
                 f"log F - x1**2 - 2 log x1 + O(1) ~ {res.llead.show() if res.llead else '?'}",
                 "erfc-pair identity (delta_mu = phi(a)(R(-a) - R(-b)), R(x) = 1/x - 1/x^3 + O(x^-5); "
-                "seed 000 Lemma A.1)")
+                "Liu et al. 2022 Lemma A.1)")
             pair = asym_from(1, None, res.llead, _I0)
         else:
             s = sign_of(c1 * (1 + kappa))

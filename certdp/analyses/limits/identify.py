@@ -1,4 +1,4 @@
-"""Exact GDP identification (seed 000 Thm 4.3, Thm 4.4; seed 001 Thm 3.2–3.3).
+"""Exact GDP identification (Liu et al. 2022 Thm 4.3, Thm 4.4; Liu et al. 2022 (later version) Thm 3.2–3.3).
 
 A mechanism with privacy profile δ is GDP iff
 
@@ -103,7 +103,7 @@ class Identification:
 
 def _validate(expr: sympy.Expr) -> tuple[str, ...]:
     """Check that a bare expression is a privacy profile before identifying
-    it (seed 000 Def 4.1 as certdp states it: values in [0, 1],
+    it (Liu et al. 2022 Def 4.1 as certdp states it: values in [0, 1],
     non-increasing, δ(0) < 1).  Certainly invalid → InputError with the
     witness; what could not be proved → returned as assumptions.  With
     symbolic parameters nothing can be evaluated: the hypotheses are then
@@ -193,7 +193,7 @@ def _normalise_erf(expr: sympy.Expr, eng: Engine) -> sympy.Expr:
 
 def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None:
     """T-fold Poisson-subsampled Gaussian (DP-SGD, no closed-form profile):
-    L = T (Δ/σ)², whatever the rate q (seed 000 §5.3 with Thm 4.4).
+    L = T (Δ/σ)², whatever the rate q (Liu et al. 2022 §5.3 with Thm 4.4).
 
     Proof (both directions elementary).  Write G = N(Δ, σ²), Q = N(0, σ²),
     P = (1-q)Q + qG, μ = √T Δ/σ.  Upper: P^T is a mixture over the set S of
@@ -224,7 +224,7 @@ def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None
         Step(f"delta_T(eps) >= q^T delta_mu(eps + T log(1/q)) with q^T = ({q})**{k}",
              "P^T >= q^T G^T as measures (all steps sampled)"),
         Step("log delta_mu(eps) = -eps^2/(2 mu^2) + O(log eps); constant factors and shifts of eps do not "
-             f"change the limit, so L = mu^2 = {L}", "Thm 4.4 (seed 000 §5.3: subsampling leaves the tail unchanged)"),
+             f"change the limit, so L = mu^2 = {L}", "Thm 4.4 (Liu et al. 2022 §5.3: subsampling leaves the tail unchanged)"),
     )
     return Identification("gdp", L, sympy.sqrt(L), _mu_enclosure(L), None, None, steps, None,
                           time.perf_counter() - t0)
@@ -233,7 +233,7 @@ def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None
 def identify(mechanism_or_profile: Any, *, validate: bool = True) -> Identification:
     """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
 
-    Seed 000 Thm 4.4: limsup G_δ = √L with L = limsup ε²/(−2 log δ(ε)); the
+    Liu et al. 2022 Thm 4.4: limsup G_δ = √L with L = limsup ε²/(−2 log δ(ε)); the
     mechanism is GDP iff L < ∞ (Thm 4.3).  A Mechanism is analysed through
     ``profile()``; when that is only an upper bound on the true profile the
     verdict is about the bound (L is then an upper bound on the true tail).

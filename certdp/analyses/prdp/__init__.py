@@ -1,4 +1,4 @@
-"""Approximate vs probabilistic DP (seed 004, Guingona et al.).
+"""Approximate vs probabilistic DP (Guingona et al. 2023, Guingona et al.).
 
 * :mod:`certdp.analyses.prdp.finite` — finite mechanisms with exact tables, exact
   ``is_adp`` / ``is_prdp`` (Def 2.2).

@@ -1,6 +1,6 @@
 """Certified counterexamples: (ε, δ)-ADP mechanisms that are not (ε̂, δ̂)-PrDP.
 
-Seed 004 (Guingona et al.):
+Guingona et al. 2023 (Guingona et al.):
 
 * Lemma 3.1 — the diagonal mechanism on ``[n]`` (output ``a`` w.p. ``p``,
   every other output w.p. ``q``) is ``(ε, δ)``-ADP and not ``(ε̂, δ̂)``-PrDP
@@ -166,7 +166,7 @@ def _exp(x: Fraction) -> arb:
 def lemma_3_1_conditions(
     n: int, p: Fraction, q: Fraction, eps: Fraction, delta: Exact, eps_hat: Fraction, delta_hat: Exact
 ) -> tuple[Condition, ...]:
-    """Certify conditions (1)–(4) of seed 004 Lemma 3.1 (each as a signed margin)."""
+    """Certify conditions (1)–(4) of Guingona et al. 2023 Lemma 3.1 (each as a signed margin)."""
     conds = []
     conds.append(Condition("(1) 0 < p < 1", 0 < p < 1, Enclosure.exact(min(p, 1 - p))))
     conds.append(Condition("(1) 0 < q < 1", 0 < q < 1, Enclosure.exact(min(q, 1 - q))))
@@ -258,7 +258,7 @@ def _check_choice(choice: str) -> str:
 
 
 def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "wide") -> Counterexample:
-    """Seed 004 Thm 3.2: an ``(ε, δ)``-ADP mechanism that is not ``(ε̂, δ)``-PrDP.
+    """Guingona et al. 2023 Thm 3.2: an ``(ε, δ)``-ADP mechanism that is not ``(ε̂, δ)``-PrDP.
 
     Stated for ``0 < ε < 1``, ``0 < δ < 1/2``, ``ε̂ > 0``; we run the
     construction for every ``ε, ε̂ ≥ 0`` and ``0 < δ < 1`` and report (in
@@ -300,13 +300,13 @@ def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "w
 
     q, seed_q = _choose_q(n, e, eh, d, lambda: to_ball(d), q_star, _check_choice(choice))
     p = 1 - (n - 1) * q
-    return _finish("Seed 004 Theorem 3.2", n, p, q, e, d, eh, d, notes, seed_q=seed_q)
+    return _finish("Guingona et al. 2023 Theorem 3.2", n, p, q, e, d, eh, d, notes, seed_q=seed_q)
 
 
 def lemma_3_1(
     n: int, p: object, q: object, eps: object, delta: object, eps_hat: object, delta_hat: object
 ) -> Counterexample:
-    """Seed 004 Lemma 3.1 for given exact ``n, p, q``: conditions (1)–(4) certified
+    """Guingona et al. 2023 Lemma 3.1 for given exact ``n, p, q``: conditions (1)–(4) certified
     and the mechanism checked with :func:`is_adp` / :func:`is_prdp`.  ``valid`` says
     whether it is a certified counterexample (the conditions are sufficient, not
     necessary: the exact checks decide)."""
@@ -318,7 +318,7 @@ def lemma_3_1(
     if d < 0:
         raise InputError(f"delta must be >= 0, got {d}")
     dh = as_exact(delta_hat, "delta_hat")
-    return _finish("Seed 004 Lemma 3.1", n, pf, qf, e, d, eh, dh, [])
+    return _finish("Guingona et al. 2023 Lemma 3.1", n, pf, qf, e, d, eh, dh, [])
 
 
 def _finish(theorem, n, p, q, e, d, eh, dh, notes, **extra) -> Counterexample:
@@ -371,7 +371,7 @@ def _g_exact(g: sympy.Expr, x: sympy.Symbol, v: Fraction) -> Exact:
 def check_hypothesis_3_3(
     g: sympy.Expr, x: sympy.Symbol, eps: Fraction, eps_hat: Fraction, delta: Fraction, *, max_cells: int = 2000
 ) -> HypothesisCheck:
-    """Certify ``ε̂ < ε + ln(1 + x/g(x))`` for ``0 < x < δ`` (seed 004 Thm 3.3).
+    """Certify ``ε̂ < ε + ln(1 + x/g(x))`` for ``0 < x < δ`` (Guingona et al. 2023 Thm 3.3).
 
     For ``g ≥ 0`` (the theorem's standing assumption, not checked here) this
     is ``c·r(x) < 1`` with ``r = g(x)/x`` (sympy-cancelled) and
@@ -450,7 +450,7 @@ def theorem_3_3(
     rel_width: int = 24,
     choice: str = "wide",
 ) -> Counterexample:
-    """Seed 004 Thm 3.3: δ' ∈ (0, δ) and an ``(ε, δ')``-ADP mechanism that is
+    """Guingona et al. 2023 Thm 3.3: δ' ∈ (0, δ) and an ``(ε, δ')``-ADP mechanism that is
     not ``(ε̂, g(δ'))``-PrDP.
 
     ``n = ⌊(1-δ)(e^{ε̂}+e^ε)/δ⌋ + 2`` (so ``n > (1-δ)E/δ + 1``); the root of
@@ -546,7 +546,7 @@ def theorem_3_3(
         ) from None
     p = 1 - (n - 1) * q
     return _finish(
-        "Seed 004 Theorem 3.3", n, p, q, e, dprime, eh, dhat, notes,
+        "Guingona et al. 2023 Theorem 3.3", n, p, q, e, dprime, eh, dhat, notes,
         penalty=g, hypothesis=hyp, root_bracket=bracket, seed_q=seed_q,
     )
 
@@ -564,7 +564,7 @@ def _exact_ball(v: Fraction, direction: str) -> arb:
 def corollary_3_4(
     K: object, eps: object, eps_hat: object, delta: object = Fraction(1, 4), *, choice: str = "wide"
 ) -> Counterexample:
-    """Seed 004 Cor 3.4 (2): for ``g(x) = Kx`` and ``0 < ε̂ < ln(1 + 1/K)``, an
+    """Guingona et al. 2023 Cor 3.4 (2): for ``g(x) = Kx`` and ``0 < ε̂ < ln(1 + 1/K)``, an
     ``(ε, δ')``-ADP mechanism that is not ``(ε̂, Kδ')``-PrDP (hence not
     ``(ε̂, g(δ'))``-PrDP for any ``g ≤ Kx``).  ``δ`` bounds ``δ'`` (Thm 3.3)."""
     k = exact(K, "K")
@@ -582,4 +582,4 @@ def corollary_3_4(
         raise InputError(f"eps_hat = {eh} is not below ln(1 + 1/K) = ln({1 + 1 / k}); Corollary 3.4 (2) does not apply")
     from certdp.expr import X as xs  # noqa: PLC0415
     cx = theorem_3_3(e, delta, eh, sympy.Rational(k.numerator, k.denominator) * xs, choice=choice)
-    return Counterexample(**{**cx.__dict__, "theorem": f"Seed 004 Corollary 3.4 (2), K = {format_exact(k)}"})
+    return Counterexample(**{**cx.__dict__, "theorem": f"Guingona et al. 2023 Corollary 3.4 (2), K = {format_exact(k)}"})

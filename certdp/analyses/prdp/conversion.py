@@ -1,8 +1,8 @@
-"""ADP → PrDP conversion (seed 004 Lemma 2.3; Zhao et al. Lemma 12).
+"""ADP → PrDP conversion (Guingona et al. 2023 Lemma 2.3; Zhao et al. Lemma 12).
 
 If ``M`` is ``(ε, δ)``-ADP and ``ε̂ > ε`` then ``M`` is
 ``(ε̂, δ̂)``-PrDP with ``δ̂ = δ / (1 - e^{ε - ε̂})``.  Equivalently (the
-"g-form", seed 004 Lemma 2.3 with ``g(δ) = δ̂``): ``M`` is
+"g-form", Guingona et al. 2023 Lemma 2.3 with ``g(δ) = δ̂``): ``M`` is
 ``(ε̂, δ̂)``-PrDP whenever ``δ̂ > δ`` and ``ε̂ ≥ ε - ln(1 - δ/δ̂)``.
 
 Both are returned as certified enclosures.  ``1 - e^{ε-ε̂}`` is evaluated as
@@ -32,10 +32,10 @@ def _nonneg(x: object, name: str) -> Fraction:
 def adp_to_prdp(
     eps: object, delta: object, eps_hat: object, *, digits: int | None = None, prec: int | None = None
 ) -> Enclosure:
-    """Enclosure of ``δ̂ = δ / (1 - e^{ε - ε̂})`` (seed 004 §2, Lemma 12 of Zhao et al.).
+    """Enclosure of ``δ̂ = δ / (1 - e^{ε - ε̂})`` (Guingona et al. 2023 §2, Lemma 12 of Zhao et al.).
 
     Requires ``ε ≥ 0``, ``δ ≥ 0`` and ``ε̂ > ε`` (for ``ε̂ ≤ ε`` no finite
-    penalty on δ suffices in general — seed 004 Thm 3.2).  The result may
+    penalty on δ suffices in general — Guingona et al. 2023 Thm 3.2).  The result may
     exceed 1, in which case the PrDP guarantee is vacuous.
     """
     e, d, eh = _nonneg(eps, "eps"), _nonneg(delta, "delta"), _nonneg(eps_hat, "eps_hat")
@@ -56,7 +56,7 @@ def adp_to_prdp(
 def min_eps_hat(
     eps: object, delta: object, delta_hat: object, *, digits: int | None = None, prec: int | None = None
 ) -> Enclosure:
-    """Enclosure of ``ε - ln(1 - δ/δ̂)``: the smallest ``ε̂`` for which seed 004
+    """Enclosure of ``ε - ln(1 - δ/δ̂)``: the smallest ``ε̂`` for which Guingona et al. 2023
     Lemma 2.3 gives ``(ε̂, δ̂)``-PrDP from ``(ε, δ)``-ADP.  Requires ``δ̂ > δ > 0``."""
     e, d, dh = _nonneg(eps, "eps"), _nonneg(delta, "delta"), _nonneg(delta_hat, "delta_hat")
     if not d < 1:

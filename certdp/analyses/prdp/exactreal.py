@@ -1,6 +1,6 @@
 """Certified signs and enclosures of ``a - e^ε·b + c`` for exact ``a, b, c, ε``.
 
-Every decision in the ADP/PrDP checks (seed 004, Def 2.2) has this form:
+Every decision in the ADP/PrDP checks (Guingona et al. 2023, Def 2.2) has this form:
 a hockey-stick term ``p_a(c) - e^ε p_b(c)``, an ADP margin
 ``δ - Σ_S p_a + e^ε Σ_S p_b`` or a PrDP margin ``δ - Σ_T p_a``.
 

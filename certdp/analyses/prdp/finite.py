@@ -1,6 +1,6 @@
 """Finite mechanisms with exact probability tables, and exact ADP / PrDP checks.
 
-Seed 004 (Def 2.2).  For neighbours ``a, b`` and ``S ⊆ B``:
+Guingona et al. 2023 (Def 2.2).  For neighbours ``a, b`` and ``S ⊆ B``:
 
 * ``(ε, δ)``-ADP:  ``P(M(a) ∈ S) ≤ e^ε P(M(b) ∈ S) + δ``.  The supremum over
   ``S`` is attained at ``S⁺ = {c : p_a(c) > e^ε p_b(c)}``, so the condition is
@@ -211,7 +211,7 @@ class FiniteMechanism:
 
 
 class DiagonalMechanism:
-    """Seed 004 Lemma 3.1 mechanism on ``[n]``: output ``a`` w.p. ``p``, each other w.p. ``q``.
+    """Guingona et al. 2023 Lemma 3.1 mechanism on ``[n]``: output ``a`` w.p. ``p``, each other w.p. ``q``.
 
     Requires ``n ≥ 2``, ``0 < p, q < 1`` and ``p + (n-1) q = 1`` exactly.
     All ordered pairs ``(a, b)``, ``a ≠ b``, are neighbours.  A permutation
@@ -369,11 +369,11 @@ class _ArbKey:
 
 def is_adp(mech: object, eps: object, delta: object) -> DPCheck:
     """Is ``mech`` ``(ε, δ)``-ADP?  Exact decision via the hockey-stick divergence
-    ``max over neighbours (a, b) of Σ_c (p_a(c) - e^ε p_b(c))⁺ ≤ δ`` (seed 004 Def 2.2)."""
+    ``max over neighbours (a, b) of Σ_c (p_a(c) - e^ε p_b(c))⁺ ≤ δ`` (Guingona et al. 2023 Def 2.2)."""
     return _check(mech, eps, delta, "adp")
 
 
 def is_prdp(mech: object, eps: object, delta: object) -> DPCheck:
     """Is ``mech`` ``(ε, δ)``-PrDP?  Exact decision of
-    ``P_{c∼M(a)}[p_a(c)/p_b(c) > e^ε] ≤ δ`` for all neighbours (seed 004 Def 2.2)."""
+    ``P_{c∼M(a)}[p_a(c)/p_b(c) > e^ε] ≤ δ`` for all neighbours (Guingona et al. 2023 Def 2.2)."""
     return _check(mech, eps, delta, "prdp")
