@@ -79,3 +79,49 @@ def in_enclosure(enc, value: mpmath.mpf) -> bool:
 def _to_mpf(v) -> mpmath.mpf:
     man, exp = v.man_exp()
     return mpmath.ldexp(mpmath.mpf(int(man)), int(exp))
+
+
+# -- helpers at the caller's mpmath precision ---------------------------------
+# (the modules that use them pin mp.dps with the `mp_digits` fixture below)
+
+
+def mpq(x) -> mpmath.mpf:
+    """An exact number (Fraction, int, ``"p/q"`` or decimal string, mpf) as an
+    mpf at the current mpmath precision."""
+    if isinstance(x, mpmath.mpf):
+        return x
+    if isinstance(x, str) and "/" in x:
+        p, q = x.split("/")
+        return mpmath.mpf(p) / mpmath.mpf(q)
+    if isinstance(x, str):
+        return mpmath.mpf(x)
+    x = Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def mp_delta_mu(mu, eps) -> mpmath.mpf:
+    """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) at the current precision."""
+    mu, eps = mpq(mu), mpq(eps)
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+def mp_mu_gdp(eps, delta, lo="1e-9", hi=60, steps: int = 90) -> mpmath.mpf:
+    """μ with δ_μ(ε) = δ by bisection in mpmath (δ_μ(ε) increases with μ)."""
+    eps, delta = mpq(eps), mpq(delta)
+    a, b = mpmath.mpf(lo), mpmath.mpf(hi)
+    for _ in range(steps):
+        mid = (a + b) / 2
+        if mp_delta_mu(mid, eps) > delta:
+            b = mid
+        else:
+            a = mid
+    return (a + b) / 2
+
+
+def mp_digits(dps: int):
+    """A pytest fixture body pinning mpmath to ``dps`` digits for one test module
+    (restored afterwards: a module-level assignment would leak into others)."""
+    def fixture():
+        with mpmath.workdps(dps):
+            yield
+    return fixture

@@ -23,18 +23,10 @@ from certdp.analyses.accountants.phi import T, PhiAccountant
 from certdp.cli import main
 from certdp.errors import InputError
 from certdp.numerics.gdp import eps_from_mu_delta
+from refs import mp_delta_mu, mp_digits, mpq
 
-mp.mp.dps = 60
-
-
-def mp_frac(x: Fraction) -> mp.mpf:
-    return mp.mpf(x.numerator) / x.denominator
-
-
-def mp_delta_mu(mu, eps):
-    """δ_μ(ε) = Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2) (Balle–Wang / Dong et al.)."""
-    mu, eps = mp.mpf(mu), mp.mpf(eps)
-    return mp.ncdf(-eps / mu + mu / 2) - mp.e**eps * mp.ncdf(-eps / mu - mu / 2)
+_mp_precision = pytest.fixture(autouse=True)(mp_digits(60))
+mp_frac = mpq
 
 
 def mp_rr_kfold(p: Fraction, k: int, eps) -> mp.mpf:

@@ -14,17 +14,10 @@ from hypothesis import strategies as st
 from certdp.errors import InputError
 from certdp.numerics.ball import dyadic_to_fraction
 from certdp.analyses.prdp import DiagonalMechanism, corollary_3_4, is_adp, is_prdp, lemma_3_1, theorem_3_2, theorem_3_3
+from refs import mp_digits, mpq
 
 
-@pytest.fixture(autouse=True)
-def _mp_precision():
-    """mpmath at 80 digits for every test here (other modules may change mp.dps)."""
-    with mpmath.workdps(80):
-        yield
-
-
-def mpq(x: Fraction) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
+_mp_precision = pytest.fixture(autouse=True)(mp_digits(80))
 
 
 def inside(enc, x) -> bool:

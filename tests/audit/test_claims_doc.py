@@ -7,7 +7,7 @@ from pathlib import Path
 
 from certdp.audit import audit_claim, load_claims
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "claims.md"
 
 
 def test_documented_example_audits_as_documented(tmp_path):

@@ -13,18 +13,10 @@ from certdp.certificates.check_prdp import KINDS, check
 from certdp.cli import main
 from certdp.analyses.prdp import theorem_3_2, theorem_3_3
 from certdp.certificates.prdp_writer import counterexample_certificate, write_certificate
+from refs import mp_digits, mpq
 
 
-@pytest.fixture(autouse=True)
-def _mp_precision():
-    """mpmath at 80 digits for every test here (other modules may change mp.dps)."""
-    with mpmath.workdps(80):
-        yield
-
-
-def mpq(x) -> mpmath.mpf:
-    x = Fraction(x)
-    return mpmath.mpf(x.numerator) / x.denominator
+_mp_precision = pytest.fixture(autouse=True)(mp_digits(80))
 
 
 def claim_true_diagonal(doc) -> bool:

@@ -14,33 +14,10 @@ from hypothesis import given, settings, strategies as st
 from certdp.errors import InputError
 from certdp.analyses.gdpt import algorithm3, algorithm3_cells, gdpt, measure
 from certdp.mechanisms.spec import parse_spec
+from refs import mp_delta_mu, mp_digits, mp_mu_gdp, mpq
 
-mp = mpmath.mp
-mp.dps = 30
-
-
-def q2mp(x):
-    """Exact-ish mpmath value of a Fraction / number."""
-    if isinstance(x, Fraction):
-        return mpmath.mpf(x.numerator) / x.denominator
-    return mpmath.mpf(x)
-
-
-def mp_delta_mu(mu, eps):
-    mu, eps = q2mp(mu), q2mp(eps)
-    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
-
-
-def mp_mu_gdp(eps, delta):
-    """μ with δ_μ(ε) = δ by bisection in mpmath (independent of certdp)."""
-    lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(50)
-    for _ in range(85):
-        mid = (lo + hi) / 2
-        if mp_delta_mu(mid, eps) > delta:
-            hi = mid
-        else:
-            lo = mid
-    return (lo + hi) / 2
+_mpmath_precision = pytest.fixture(autouse=True)(mp_digits(30))
+q2mp = mpq
 
 
 def lap_delta(theta, eps):
@@ -64,7 +41,8 @@ def mp_sup_G(delta, eps_max, n=40):
     return max(v, f((lo + hi) / 2))
 
 
-LAPLACE_MU = 2 * mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.exp(-1))  # 2Φ⁻¹(1 - e^{-1}/2)
+with mpmath.workdps(30):
+    LAPLACE_MU = 2 * mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.exp(-1))  # 2Φ⁻¹(1 - e^{-1}/2)
 
 
 def test_laplace_gdpt_points_vs_mpmath():

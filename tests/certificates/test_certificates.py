@@ -26,40 +26,11 @@ from certdp.cli import main
 from certdp.analyses.gdpt import measure
 from certdp.certificates.writer import not_gdp_certificate
 from certdp.mechanisms.spec import parse_spec
+from refs import mp_delta_mu, mp_digits, mp_mu_gdp, mpq
 
-@pytest.fixture(autouse=True)
-def _mpmath_precision():
-    """30 digits for this module's mpmath references, restored afterwards
-    (a module-level assignment leaked into every other test module)."""
-    old = mpmath.mp.dps
-    mpmath.mp.dps = 30
-    yield
-    mpmath.mp.dps = old
+_mpmath_precision = pytest.fixture(autouse=True)(mp_digits(30))
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def mpq(text: str):
-    """mpmath value of an exact decimal / p/q string."""
-    if "/" in text:
-        p, q = text.split("/")
-        return mpmath.mpf(p) / mpmath.mpf(q)
-    return mpmath.mpf(text)
-
-
-def mp_delta_mu(mu, eps):
-    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
-
-
-def mp_mu_gdp(eps, delta):
-    lo, hi = mpmath.mpf("1e-9"), mpmath.mpf(60)
-    for _ in range(90):
-        mid = (lo + hi) / 2
-        if mp_delta_mu(mid, eps) > delta:
-            hi = mid
-        else:
-            lo = mid
-    return (lo + hi) / 2
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 _TRUTH_CACHE: dict = {}
