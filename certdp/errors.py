@@ -33,6 +33,8 @@ import time as _time  # noqa: E402
 from contextlib import contextmanager as _contextmanager  # noqa: E402
 from typing import Iterator as _Iterator  # noqa: E402
 
+from certdp.progress import report as _report  # noqa: E402 - a leaf module: no cycle
+
 _deadline: list[tuple[float, float]] = []  # (monotonic deadline, seconds) of the innermost budget
 
 
@@ -57,8 +59,11 @@ def budget(seconds: float | None) -> _Iterator[None]:
         _deadline.pop()
 
 
-def check_budget(what: str) -> None:
-    """Raise BudgetExceeded when the innermost budget is spent."""
+def check_budget(what: str, done: int | None = None, total: int | None = None) -> None:
+    """The heartbeat of long work: report progress (``done`` of ``total``
+    steps of ``what``, see :mod:`certdp.progress`) and raise BudgetExceeded
+    when the innermost budget is spent."""
+    _report(what, done, total)
     if _deadline and _time.monotonic() > _deadline[-1][0]:
         raise BudgetExceeded(f"{what} needs more than the budget of {_deadline[-1][1]:g} s "
                              "(raise it with --budget SECONDS)")

@@ -16,7 +16,7 @@ PKG = ROOT / "certdp"
 
 #: layer rank of each top-level subpackage (lower = more basic)
 LAYERS = {
-    "errors": 0, "meta": 0, "numerics": 0,
+    "errors": 0, "meta": 0, "progress": 0, "numerics": 0,
     "expr": 1,
     "mechanisms": 2,
     "analyses": 3,
@@ -25,7 +25,7 @@ LAYERS = {
     "cli": 6, "__main__": 6,
 }
 #: the certificate checker may import only these (besides its own package's checker modules)
-CHECKER_ALLOWED = ("certdp.errors", "certdp.numerics", "certdp.expr", "certdp.mechanisms")
+CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr", "certdp.mechanisms")
 CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
                    "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts")
 

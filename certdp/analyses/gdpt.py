@@ -187,9 +187,10 @@ def gdpt(mechanism: Mechanism, eps: object, *, width: object = Fraction(1, 10**1
 
 def _gdpt_float(mech: Mechanism, eps: Fraction, counter: _Counter | None = None) -> float:
     """Float estimate of G(ε) (search only; never reported)."""
+    check_budget("the GDPT maximum search", None if counter is None else counter.profile, None)
     y = profile_ball(mech, eps, prec=64, counter=counter)
     m = y.mid()
-    if not m > 0:
+    if not m > 2.0 ** -1000:  # δ this small: G ≈ 0 for the float search
         return 0.0
     d = _frac(m)
     if d >= 1:

@@ -13,7 +13,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from certdp.cli.common import run_handler
+from certdp.cli.common import DEFAULT_BUDGET, add_budget_flag, add_progress_flags, run_handler
 
 #: Subcommand modules, in the order ``certdp --help`` lists them.
 COMMAND_MODULES = [
@@ -47,7 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for leaf in _leaf_parsers(parser):
+        add_progress_flags(leaf)
+        add_budget_flag(leaf, DEFAULT_BUDGET)
     return parser
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers that run a handler (subcommands without subcommands)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        return [parser]
+    return [leaf for a in subs for p in dict.fromkeys(a.choices.values()) for leaf in _leaf_parsers(p)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -54,10 +54,42 @@ def _seconds(text: object) -> float:
     return float(exact(text, "--budget"))
 
 
+#: Time budget of every command unless it sets its own (seconds).
+DEFAULT_BUDGET = "600"
+
+
 def add_budget_flag(p: argparse.ArgumentParser, default: str) -> None:
-    """``--budget SECONDS``: stop with "needs more than the budget" (exit 1)."""
+    """``--budget SECONDS``: stop with "needs more than the budget" (exit 1).
+    Every command has it (added centrally when a command does not add its own)."""
+    if any(a.dest == "budget" for a in p._actions):
+        return
     p.add_argument("--budget", default=default, metavar="SECONDS",
                    help=f"time budget in seconds (default {default}); exceeding it exits 1 with a message")
+
+
+def add_progress_flags(p: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--quiet``: force or silence the progress display on
+    stderr (default: shown when stderr is a terminal).  stdout is never touched."""
+    if any(a.dest in ("progress", "quiet") for a in p._actions):
+        return
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    g.add_argument("--quiet", action="store_true", help="no progress display")
+
+
+def _reporter(args: argparse.Namespace):  # noqa: ANN202 - a RichReporter or a null context
+    from contextlib import nullcontext  # noqa: PLC0415
+
+    if getattr(args, "quiet", False):
+        return nullcontext(None)
+    if getattr(args, "progress", False) or sys.stderr.isatty():
+        try:
+            from certdp.progress import RichReporter  # noqa: PLC0415
+            import rich  # noqa: F401, PLC0415
+        except ImportError:  # rich missing: run without a display
+            return nullcontext(None)
+        return RichReporter(delay=0.0 if getattr(args, "progress", False) else 0.5)
+    return nullcontext(None)
 
 
 def run_handler(args: argparse.Namespace) -> int:
@@ -65,8 +97,10 @@ def run_handler(args: argparse.Namespace) -> int:
     if handler is None:  # pragma: no cover - argparse requires a subcommand
         return fail("no command given")
     try:
+        from certdp.progress import reporting  # noqa: PLC0415
+
         seconds = getattr(args, "budget", None)
-        with budget(None if seconds is None else _seconds(seconds)):
+        with budget(None if seconds is None else _seconds(seconds)), _reporter(args) as shown, reporting(shown):
             return int(handler(args))
     except InputError as err:
         return fail(str(err))

@@ -120,12 +120,20 @@ def _check_finite(x: arb) -> None:
         raise PrecisionError(f"ball {x} is not finite")
 
 
+#: Largest |binary exponent| turned into an exact Fraction (2^(2^20) already
+#: has 315,653 digits; beyond that the conversion would exhaust memory).
+MAX_FRACTION_EXPONENT = 1 << 20
+
+
 def dyadic_to_fraction(x: arb) -> Fraction:
     """The exact rational value of a zero-radius ball (moderate exponents only)."""
     if not x.is_exact():
         raise ValueError("ball has nonzero radius")
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
+    if abs(exp) > MAX_FRACTION_EXPONENT:
+        raise PrecisionError(f"a ball of magnitude 2^{exp} is beyond exact rational conversion "
+                             f"(|exponent| > {MAX_FRACTION_EXPONENT})")
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 

@@ -52,10 +52,10 @@ def specs(draw) -> str:
     return template.format(n=n)
 
 
-#: Subcommand cases drawn (indices of ``argvs``' branches).  5 (account),
-#: 6 (dpsgd) and 9 (measure) join once every long loop they reach checks the
-#: budget (a tiny noise makes the PLD grid astronomically long today).
-COMMANDS = [0, 1, 2, 3, 4, 7, 8, 10]
+#: Subcommand cases drawn (indices of ``argvs``' branches).  5 (account) and
+#: 6 (dpsgd) join when the PLD accountant's float search survives σ ≪ 1
+#: (today: `math domain error` in pld.lower_boundaries, issue 16).
+COMMANDS = [0, 1, 2, 3, 4, 7, 8, 9, 10]
 
 
 @st.composite
@@ -93,10 +93,10 @@ SECONDS = 20
 _HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
 @given(argv=argvs())
 def test_every_subcommand_ends_cleanly(argv, capsys):
-    """The default run is derandomized (the same 150 cases in every CI run);
+    """The default run is derandomized (the same 100 cases in every CI run);
     ``-m slow`` explores fresh random cases."""
     _drive(argv, capsys)
 

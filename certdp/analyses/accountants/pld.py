@@ -49,7 +49,7 @@ from typing import Iterable, Literal
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -353,7 +353,10 @@ class DiscretePLD:
         result: DiscretePLD | None = None
         base = self
         k = count
+        steps, total = 0, 2 * count.bit_length()
         while True:
+            check_budget("composing the PLD (square and multiply)", steps, total)
+            steps += 2
             if k & 1:
                 result = base if result is None else result.combine(base, tau_units)
             k >>= 1
@@ -569,22 +572,40 @@ def _direct(s: arb, a: arb, b: arb, c: int) -> arb:
     return 1 - Phi_ball(za) - Phi_upper_ball(zb)
 
 
+#: The largest one-step grid (points) an accountant builds: a documented
+#: resource cap (beyond it: BudgetExceeded, "coarsen the grid").
+MAX_GRID_POINTS = 1 << 24
+
+
+def _check_grid(n: int, h: Fraction) -> None:
+    if n > MAX_GRID_POINTS:
+        raise BudgetExceeded(f"the PLD grid needs {n} points at h = {h}, more than the cap of {MAX_GRID_POINTS} "
+                             "(a very small noise or a very fine grid); use a coarser --grid")
+
+
 def upper_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -> DiscretePLD:
     """Connect-the-dots upper PLD of one step, masses rounded up (see module doc)."""
     i_lo, i_hi = _grid_range(pair, h, z)
     n = i_hi - i_lo + 1
+    _check_grid(n, h)
     coeffs = [0] * n
     with working_precision(PREC):
         cdf = _Cdf(pair)
         hb = to_ball(h)
         scale = arb(2) ** bits
-        xs = [_endpoint(pair, i * hb) for i in range(i_lo, i_hi + 1)]
+        xs = []
+        for i in range(i_lo, i_hi + 1):
+            if not (i - i_lo) % 512:
+                check_budget("the PLD grid of one step", i - i_lo, n)
+            xs.append(_endpoint(pair, i * hb))
         masses = [arb(0)] * n
         # losses <= omega_lo: their P-mass goes UP to omega_lo
         masses[0] = cdf.mass(pair.p_comps, "-inf", xs[0])
         eh = hb.exp()
         em_next = (-(i_lo * hb)).exp()
         for j in range(n - 1):
+            if not j % 512:
+                check_budget("the upper PLD of one step", j, n - 1)
             em_j, em_next = em_next, em_next / eh
             a, b = xs[j], xs[j + 1]
             if a == "+inf" or b == "-inf":
@@ -620,6 +641,10 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
     bounds = [b]
     eta = 1e-11
     while b < hi_x:
+        if not len(bounds) % 512:
+            check_budget("the lower PLD's interval search", len(bounds), None)
+            if len(bounds) > MAX_GRID_POINTS:
+                _check_grid(len(bounds), h)
         lb = pair.loss_f(b)
         while lb >= k * hf:
             k += 1
@@ -670,6 +695,8 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
         cdf = _Cdf(pair)
         bb: list = ["-inf"] + [arb(x) for x in bounds] + ["+inf"]
         for j in range(len(bb) - 1):
+            if not j % 512:
+                check_budget("the lower PLD of one step", j, len(bb) - 1)
             a, b = bb[j], bb[j + 1]
             P = cdf.mass(pair.p_comps, a, b)
             Q = cdf.mass(pair.q_comps, a, b)

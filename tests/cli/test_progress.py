@@ -1,0 +1,59 @@
+"""Progress and budgets of long work (issue 18): library loops send heartbeats
+through certdp.errors.check_budget; the CLI shows them on stderr only when
+asked (terminal or --progress), never on stdout, and --quiet silences them."""
+
+from __future__ import annotations
+
+import json
+
+from certdp.analyses.gdpt import measure
+from certdp.cli import main
+from certdp.mechanisms.spec import parse_spec
+from certdp.progress import RichReporter, reporting
+
+
+def test_library_heartbeats_reach_an_installed_reporter():
+    seen: list[tuple[str, int | None, int | None]] = []
+    with reporting(lambda task, done, total: seen.append((task, done, total))):
+        measure(parse_spec("laplace(scale=1/2)"), width="1e-4")
+    assert seen and any("GDPT" in task for task, _, _ in seen)
+    # outside the context nothing is reported
+    n = len(seen)
+    measure(parse_spec("laplace(scale=1/2)"), width="1e-4")
+    assert len(seen) == n
+
+
+def test_progress_goes_to_stderr_and_json_stays_clean(capsys):
+    rc = main(["dpsgd", "--noise", "1", "--sample-rate", "1/100", "--steps", "1000", "--delta", "1e-5",
+               "--json", "--progress"])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert set(json.loads(out)) >= {"eps"}  # stdout is exactly the JSON document
+    assert "certdp: " in err and "PLD" in err  # plain lines on a non-terminal
+
+
+def test_quiet_silences_progress(capsys):
+    rc = main(["dpsgd", "--noise", "1", "--sample-rate", "1/100", "--steps", "1000", "--delta", "1e-5", "--quiet"])
+    out, err = capsys.readouterr()
+    assert rc == 0 and err == "" and "ε" in out
+
+
+def test_reporter_waits_before_showing_anything():
+    clock = iter([0.0, 0.1, 0.2]).__next__
+    r = RichReporter(delay=0.5, clock=clock)
+    r("task", 1, 10)
+    r("task", 2, 10)
+    assert r._console is None  # nothing shown within the first half second
+
+
+def test_budget_stops_a_huge_composition_with_one_line(capsys):
+    rc = main(["dpsgd", "--noise", "1", "--sample-rate", "0.1", "--steps", "1000000000", "--delta", "1e-5",
+               "--budget", "0.5", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "needs more than the budget of 0.5 s" in err and err.count("\n") == 1
+
+
+def test_grid_cap_for_a_tiny_noise(capsys):
+    rc = main(["dpsgd", "--noise", "191/72770", "--sample-rate", "191/72770", "--steps", "2", "--delta", "1e-5"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "more than the cap" in err and "--grid" in err
