@@ -37,7 +37,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from certdp.errors import InputError, PrecisionError
-from certdp.numerics.decide import adaptive
+from certdp.numerics.decide import adaptive, decide
 from certdp.numerics.ball import digits_to_bits, exact_ball, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -573,3 +573,50 @@ def evaluate(
         return Enclosure.from_ball(adaptive(lambda _p: croot(()), bits, bits + 30, f"evaluating {exact_expr}"))
     except PrecisionError as err:
         raise PrecisionError(f"cannot enclose {expr} at {where}: undefined there, or not decidable ({err})") from None
+
+
+def try_ball(expr: sympy.Expr, env: Mapping[sympy.Symbol, arb]) -> arb | None:
+    """:func:`evaluate_ball` for symbolic analyses (identification, thresholds):
+    None instead of an error when the expression has no certified ball here —
+    an unsupported function, a variable without a value, an infinity, or a
+    floating-point literal (a sympy Float may stand for a rounded value, so
+    the symbolic analyses never trust one)."""
+    if expr.has(sympy.Float, sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+        return None
+    if not expr.free_symbols <= set(env):
+        return None
+    try:
+        return evaluate_ball(expr, env)
+    except InputError:
+        return None
+
+
+def constant_sign(expr: sympy.Expr, max_prec: int = 4096) -> int | None:
+    """Certified sign (-1, 0, 1) of a variable-free sympy expression, or None
+    when it has no certified ball.  The ball is refined by the one decision
+    loop (:func:`certdp.numerics.decide.decide`); when it keeps containing 0
+    up to ``max_prec`` bits, sympy must prove the exact zero, else None."""
+    if expr.free_symbols:
+        return None
+
+    def test(_prec: int) -> int | None:
+        v = try_ball(expr, {})
+        if v is None:
+            raise _NoValue
+        return 1 if v > 0 else (-1 if v < 0 else None)
+
+    try:
+        return decide(test, start=64, cap=max_prec, what=f"the sign of {expr}")
+    except _NoValue:
+        return None
+    except PrecisionError:
+        pass
+    try:
+        z = sympy.simplify(expr)
+    except Exception:  # pragma: no cover - sympy's simplification is best effort
+        return None
+    return 0 if z == 0 else None
+
+
+class _NoValue(Exception):
+    """The expression has no certified ball (internal to :func:`constant_sign`)."""

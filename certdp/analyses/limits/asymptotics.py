@@ -44,7 +44,7 @@ from typing import Callable
 
 import sympy
 
-from certdp.analyses.limits._balls import const_sign
+from certdp.expr.evaluate import constant_sign as const_sign
 
 OO = sympy.oo
 

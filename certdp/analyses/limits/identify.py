@@ -25,11 +25,11 @@ from typing import Any
 
 import sympy
 
-from certdp.errors import InputError
-from certdp.analyses.limits._balls import _NoBall, ball
+from certdp.errors import InputError, PrecisionError
+from certdp.expr.evaluate import try_ball
 from certdp.analyses.limits.asymptotics import OO, ZERO_ORDER, Undecided, cmp_order, sign_of
 from certdp.analyses.limits.engine import Engine
-from certdp.numerics.ball import working_precision
+from certdp.numerics.decide import decide
 from certdp.numerics.enclosure import Enclosure
 
 
@@ -136,15 +136,17 @@ def _mu_enclosure(L: sympy.Expr) -> Enclosure | None:
         return None
     if L == 0:
         return Enclosure.exact(0)
-    for prec in (128, 512):
-        try:
-            with working_precision(prec):
-                v = ball(L, {}).sqrt()
-        except _NoBall:
-            return None
-        if v.is_finite() and v.rad() < v.mid().abs_lower() * 2.0**-60:
-            return Enclosure.from_ball(v)
-    return None
+    def test(_prec: int) -> Enclosure | None:
+        v = try_ball(L, {})
+        if v is None:
+            raise Undecided(f"no certified ball for {L}")
+        v = v.sqrt()
+        return Enclosure.from_ball(v) if v.is_finite() and v.rad() < v.mid().abs_lower() * 2.0**-60 else None
+
+    try:
+        return decide(test, start=128, cap=512, what=f"√{L}")
+    except (Undecided, PrecisionError):
+        return None
 
 
 def _max_point(points: list) -> sympy.Expr | None:

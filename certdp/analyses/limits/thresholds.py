@@ -21,10 +21,12 @@ from typing import Callable
 import sympy
 from flint import arb
 
-from certdp.analyses.limits._balls import _NoBall, ball
+from certdp.expr.evaluate import try_ball
 from certdp.analyses.limits.asymptotics import Undecided, sign_of
 from certdp.analyses.limits.monotone import dsign, erfc_pair_positive, mono
+from certdp.errors import PrecisionError
 from certdp.numerics.ball import to_ball, working_precision
+from certdp.numerics.decide import decide
 from certdp.numerics.enclosure import Enclosure
 
 _PRECS = (128, 512, 2048)
@@ -42,20 +44,28 @@ class Threshold:
     strict: bool = False
 
 
+def _ball(e: sympy.Expr, env: dict) -> arb:
+    """The certified ball of ``e`` (current precision), or Undecided."""
+    v = try_ball(e, env)
+    if v is None:
+        raise Undecided(f"no certified ball for {e}")
+    return v
+
+
 def _sign_at(d: sympy.Expr, eps: sympy.Symbol, t: Fraction) -> int | None:
-    for p in _PRECS:
-        try:
-            with working_precision(p):
-                v = ball(d, {eps: to_ball(t)})
-        except _NoBall:
-            return None
+    """Certified sign of d(t), by the one decision loop; None when undecided."""
+    def test(_prec: int) -> int | None:
+        v = _ball(d, {eps: to_ball(t)})
         if v > 0:
             return 1
         if v < 0:
             return -1
-        if v.is_exact() and v.is_zero():
-            return 0
-    return None
+        return 0 if v.is_exact() and v.is_zero() else None
+
+    try:
+        return decide(test, start=_PRECS[0], cap=_PRECS[-1], what=f"the sign of {d} at {t}")
+    except (Undecided, PrecisionError):
+        return None
 
 
 def _is_numeric(d: sympy.Expr, eps: sympy.Symbol) -> bool:
@@ -222,19 +232,19 @@ def tail_range(e: sympy.Expr, eps: sympy.Symbol, t: arb,
     constant sign on [t, ∞) (checked by this same function)."""
     rec = lambda a, sp=True: tail_range(a, eps, t, limit_of, sp, eventual_sign, depth)  # noqa: E731
     if eps not in e.free_symbols:
-        v = ball(e, {})
+        v = _ball(e, {})
         return (v, v)
     m = mono(e, eps)
     if m is None and split and eventual_sign is not None and depth <= 1 and e.free_symbols <= {eps} \
             and not e.is_Add:
         m = _derivative_direction(e, eps, t, limit_of, eventual_sign, depth)
     if m is not None:
-        ft = ball(e, {eps: t})
+        ft = _ball(e, {eps: t})
         lim = limit_of(e)
         if lim in (sympy.oo, -sympy.oo):
             lv = None
         else:
-            lv = ball(lim, {})
+            lv = _ball(lim, {})
         if m >= 0:
             return (ft, None if lim == sympy.oo else lv) if lim != -sympy.oo else None
         return (None if lim == -sympy.oo else lv, ft) if lim != sympy.oo else None
@@ -355,7 +365,7 @@ def _tail_range_threshold(d: sympy.Expr, eps: sympy.Symbol, s: int,
             try:
                 with working_precision(p):
                     r = tail_range(d, eps, to_ball(t), limit_of, True, eventual_sign)
-            except (_NoBall, Undecided):
+            except Undecided:
                 return False
             if r is None:
                 return False
