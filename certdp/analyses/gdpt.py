@@ -58,7 +58,7 @@ from certdp.numerics.ball import (
     upper_bound,
     working_precision,
 )
-from certdp.numerics.decide import decide
+from certdp.numerics.decide import decide, refine
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact, fraction_to_str
 from certdp.numerics.gdp import (
@@ -99,20 +99,22 @@ class _Counter:
 
 
 def profile_ball(mech: Mechanism, eps: Fraction, prec: int = PROFILE_PREC, counter: _Counter | None = None) -> arb:
-    """Ball for δ_A(eps), raising precision until finite and reasonably tight."""
-    p = prec
-    while True:
-        with working_precision(p):
-            y = mech.delta_ball(to_ball(eps))
+    """Ball for δ_A(eps), refined (one decision loop) until 40 bits of relative
+    accuracy, or at 4× the starting precision whatever it is (still sound)."""
+    def compute(_p: int) -> arb:
         if counter is not None:
             counter.profile += 1
-        if y.is_finite() and (y.is_exact() or y.rel_accuracy_bits() >= 40 or p >= 4 * prec):
-            return y
-        if p >= MAX_PREC // 2:
-            if y.is_finite():
-                return y
-            raise PrecisionError(f"profile of {mech!r} at eps = {eps}: non-finite ball")
-        p *= 2
+        return mech.delta_ball(to_ball(eps))
+
+    def good(y: arb) -> bool:
+        return y.is_exact() or y.rel_accuracy_bits() >= 40
+
+    try:
+        y = refine(compute, good, start=prec, cap=4 * prec, what=f"the profile of {mech!r} at eps = {eps}")
+    except PrecisionError:
+        y = refine(compute, lambda _y: True, start=8 * prec, cap=MAX_PREC // 2,
+                   what=f"profile of {mech!r} at eps = {eps}: non-finite ball")
+    return y
 
 
 def _frac(x: arb) -> Fraction:

@@ -29,7 +29,7 @@ from certdp.certificates.schema import (
 )
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 

@@ -43,7 +43,7 @@ from certdp.certificates.schema import (
     validate_gdp,
     validate_top,
 )
-from certdp.numerics.ball import MAX_PREC, dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball

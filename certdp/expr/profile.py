@@ -36,12 +36,13 @@ from fractions import Fraction
 import sympy
 from flint import arb
 
-from certdp.errors import InputError
+from certdp.errors import InputError, PrecisionError
 from certdp.expr import extended as ext
 from certdp.expr.evaluate import compile_ball
 from certdp.expr.parser import parse_expression
 from certdp.expr.symbols import EPS
 from certdp.numerics.ball import to_ball, working_precision
+from certdp.numerics.decide import refine
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact, fraction_to_str
 
@@ -101,15 +102,14 @@ class _Profile:
 
     def at(self, t: Fraction) -> arb:
         """δ(t) as a ball, raising precision until it is reasonably tight."""
-        prec = self.prec
-        b = arb.nan()
-        for _ in range(5):
-            with working_precision(prec):
-                b = self.ball(to_ball(t))
-            if b.is_finite() and (b.is_exact() or b.rel_accuracy_bits() >= 24 or b.rad() < arb(2) ** -200):
-                return b
-            prec *= 2
-        return b
+        def good(b: arb) -> bool:
+            return b.is_exact() or b.rel_accuracy_bits() >= 24 or b.rad() < arb(2) ** -200
+
+        try:
+            return refine(lambda _p: self.ball(to_ball(t)), good, start=self.prec, cap=16 * self.prec,
+                          what=f"the profile at {t}")
+        except PrecisionError:
+            return arb.nan()  # never finite: the callers treat a NaN ball as "not evaluable here"
 
     def cell(self, a: Fraction, b: Fraction | None, rep: Fraction | None) -> tuple:
         with working_precision(self.prec):

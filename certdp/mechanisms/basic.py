@@ -23,7 +23,6 @@ from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,
     Param,
-    closed_form_enclosure,
     positive_part,
 )
 from certdp.numerics.enclosure import Enclosure

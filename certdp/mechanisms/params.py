@@ -21,14 +21,13 @@ from typing import Any, ClassVar, Mapping
 
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError
 from certdp.mechanisms.base import Mechanism
 from certdp.numerics.ball import (
     MAX_PREC,
     lower_bound,
     rel_accuracy_bits,
     upper_bound,
-    working_precision,
 )
 from certdp.numerics.decide import decide
 from certdp.numerics.enclosure import Enclosure

@@ -12,16 +12,14 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
-from flint import arb
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError
 from certdp.mechanisms.base import Mechanism
 from certdp.mechanisms.params import DeltaUnattainable, closed_form_enclosure
 from certdp.numerics.decide import bisect, decide
-from certdp.numerics.ball import MAX_PREC, digits_to_bits, to_ball, working_precision
+from certdp.numerics.ball import digits_to_bits, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 

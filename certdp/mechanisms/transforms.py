@@ -39,7 +39,7 @@ from flint import arb
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS, ProfileKind
-from certdp.mechanisms.basic import GaussianDP, Laplace, _q, gdp_profile
+from certdp.mechanisms.basic import Laplace, _q, gdp_profile
 from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,

@@ -18,7 +18,6 @@ from typing import Iterable
 import functools
 import math
 from fractions import Fraction
-from typing import Callable
 
 from flint import arb, ctx, fmpq, fmpz
 

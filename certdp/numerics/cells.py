@@ -24,7 +24,7 @@ The second test costs two interval evaluations but needs cells only of size
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Callable
 
 from flint import arb
 

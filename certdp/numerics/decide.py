@@ -71,6 +71,31 @@ def adaptive(
                   what=f"{what}: {rel_bits} bits of relative accuracy")
 
 
+def refine(compute: Callable[[int], arb], good: Callable[[arb], bool], *, start: int, cap: int,
+           what: str) -> arb:
+    """A ball from ``compute(prec)`` (run inside ``working_precision(prec)``),
+    refined on the one schedule until ``good(ball)``; at ``cap`` the last
+    finite ball is returned (every ball is a sound enclosure: refinement only
+    buys width).  PrecisionError when no precision up to ``cap`` gives a
+    finite ball."""
+    last: list[arb] = []
+
+    def test(prec: int) -> arb | None:
+        y = compute(prec)
+        if y.is_finite():
+            last[:] = [y]
+            if good(y) or prec >= cap:
+                return y
+        return None
+
+    try:
+        return decide(test, start=start, cap=cap, what=what)
+    except PrecisionError:
+        if last:
+            return last[0]
+        raise
+
+
 def short_midpoint(lo: Fraction, hi: Fraction) -> Fraction:
     """A short dyadic point strictly inside (lo, hi) (cheap to evaluate at)."""
     width = hi - lo

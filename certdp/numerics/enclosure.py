@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from flint import arb, fmpz
+from flint import arb
 
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.decide import decide
@@ -27,7 +27,7 @@ from certdp.numerics.ball import (
     upper_bound,
     working_precision,
 )
-from certdp.numerics.exact import exact, parse_decimal
+from certdp.numerics.exact import parse_decimal
 
 #: Significant digits of the decimal strings in JSON output.
 JSON_DIGITS = 25

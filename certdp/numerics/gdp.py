@@ -36,12 +36,11 @@ from typing import Callable
 
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.decide import adaptive
+from certdp.errors import InputError
+from certdp.numerics.decide import adaptive, decide
 from certdp.numerics.ball import (
     MAX_PREC,
     digits_to_bits,
-    exact_ball,
     to_ball,
     working_precision,
 )
@@ -54,7 +53,6 @@ from certdp.numerics.normal import (
     Phi_inv_exact_ball,
     Phi_inv_ball,
     phi_ball,
-    sqrt2,
     _mag,
 )
 
@@ -162,18 +160,14 @@ def _dyadic(x: float, bits: int = 60) -> Fraction:
 def certified_sign(evaluate: Callable[[int], arb], target: Fraction, what: str) -> int:
     """Sign of (value - target) where ``evaluate(rel_bits)`` returns a ball for
     the value.  Raises precision until the ball excludes the target."""
-    rel_bits = 40
-    while True:
+    def test(prec: int) -> int | None:
+        rel_bits = prec - 64
         y = evaluate(rel_bits)
         with working_precision(rel_bits + 64):
             t = to_ball(target)
-            if y > t:
-                return 1
-            if y < t:
-                return -1
-        if rel_bits >= MAX_PREC // 4:
-            raise PrecisionError(f"{what}: cannot decide the sign at {rel_bits} bits")
-        rel_bits *= 2
+            return 1 if y > t else (-1 if y < t else None)
+
+    return decide(test, start=40 + 64, cap=MAX_PREC // 4 + 64, what=f"{what}: the sign")
 
 
 def certified_root(

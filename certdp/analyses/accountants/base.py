@@ -27,7 +27,7 @@ from typing import Iterable, Literal
 
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError
 from certdp.numerics.decide import bisect
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure

@@ -8,8 +8,8 @@ from typing import Callable
 
 from flint import arb
 
-from certdp.errors import PrecisionError
-from certdp.numerics.ball import MAX_PREC, dyadic_to_fraction, lower_bound, upper_bound, working_precision
+from certdp.numerics.decide import decide
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, upper_bound
 
 
 def simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
@@ -37,15 +37,12 @@ def ball_bounds(x: arb) -> tuple[Fraction, Fraction]:
 def certified_floor(compute: Callable[[], arb], what: str) -> int:
     """``⌊X⌋`` for an irrational ``X`` given by a ball computation (raises precision
     until the ball lies strictly between two consecutive integers)."""
-    prec = 64
-    while True:
-        with working_precision(prec):
-            x = compute()
-            if x.is_finite():
-                lo, hi = ball_bounds(x)
-                if math.floor(lo) == math.floor(hi) and hi != math.floor(hi):
-                    if lo != math.floor(lo):
-                        return math.floor(lo)
-        if prec >= MAX_PREC:
-            raise PrecisionError(f"cannot decide floor of {what}")
-        prec *= 2
+    def test(_prec: int) -> int | None:
+        x = compute()
+        if x.is_finite():
+            lo, hi = ball_bounds(x)
+            if math.floor(lo) == math.floor(hi) and hi != math.floor(hi) and lo != math.floor(lo):
+                return math.floor(lo)
+        return None
+
+    return decide(test, start=64, what=f"the floor of {what}")
