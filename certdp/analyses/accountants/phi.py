@@ -75,8 +75,9 @@ from certdp.analyses.accountants.pairs import (
     Pair,
     RRPair,
 )
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.numerics.ball import ball_max, to_ball, upper_bound, working_precision
+from certdp.numerics.decide import refine
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.gdp import delta_mu_ball
 
@@ -281,28 +282,26 @@ class PhiAccountant(Accountant):
         return Enclosure(lo, hi)
 
     def _delta_adaptive(self, eps: Fraction, relation: Relation, method: str) -> Enclosure:
-        prec = 64 + self.rel_bits
-        best: arb | None = None
-        while True:
-            with working_precision(prec):
-                if method == "exact":
-                    b = self._delta_exact(to_ball(eps), relation)
-                elif method == "laplace":
-                    b = self._delta_laplace(to_ball(eps), relation)
-                else:
-                    b = self._delta_integral(eps, relation, prec)
-                if b.is_finite():
-                    b = b.intersection(arb(0).union(arb(1))) if b.overlaps(arb(0).union(arb(1))) else b
-                    best = b if best is None or b.rad() < best.rad() else best
-                    if b.rad() == 0 or b.rad() <= abs(b.mid()) * arb(2) ** (-self.rel_bits - 1):
-                        return Enclosure.from_ball(b)
-                    if b.upper() <= 0 and b.lower() >= 0:
-                        return Enclosure.from_ball(b)
-            if prec >= 4096:
-                if best is None:
-                    raise PrecisionError(f"could not enclose delta({eps})")
-                return Enclosure.from_ball(best)
-            prec *= 2
+        """δ(ε) for one relation, refined by the one loop until ``rel_bits`` bits
+        (or containing 0 both ways); at 4096 bits the last finite ball."""
+        unit = arb(0).union(arb(1))
+
+        def compute(prec: int) -> arb:
+            check_budget("the φ accountant's δ(ε)")
+            if method == "exact":
+                b = self._delta_exact(to_ball(eps), relation)
+            elif method == "laplace":
+                b = self._delta_laplace(to_ball(eps), relation)
+            else:
+                b = self._delta_integral(eps, relation, prec)
+            return b.intersection(unit) if b.is_finite() and b.overlaps(unit) else b
+
+        def good(b: arb) -> bool:
+            return b.rad() == 0 or b.rad() <= abs(b.mid()) * arb(2) ** (-self.rel_bits - 1) or \
+                (b.upper() <= 0 and b.lower() >= 0)
+
+        return Enclosure.from_ball(refine(compute, good, start=64 + self.rel_bits, cap=max(4096, 64 + self.rel_bits),
+                                          what=f"enclosing delta({eps})"))
 
     def _delta_exact(self, eps: arb, relation: Relation) -> arb:
         atoms = [(arb(0), arb(1))]

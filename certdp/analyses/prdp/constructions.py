@@ -43,7 +43,8 @@ import sympy
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import MAX_PREC, to_ball, working_precision
+from certdp.numerics.decide import decide
+from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 from certdp.analyses.prdp.exactreal import Exact, as_exact, ball_of, format_exact, is_rational, lin_enclosure, lin_sign
@@ -215,33 +216,31 @@ def _choose_q(
     reproduces the seed's ``p*, q*`` (and their small margins).  Raises :class:`PrecisionError` if the
     window cannot be certified non-empty around the target.
     """
-    prec = 128
-    while True:
-        with working_precision(prec):
-            m = arb(n - 1)
-            lo_w = (1 - to_ball(delta)) / (m + _exp(eps))
-            hi_1 = 1 / (m + _exp(eps_hat))
-            hi_2 = (1 - dhat_ball()) / m
-            t = target()
-            Llo, Lhi = ball_bounds(lo_w)
-            U = min(ball_bounds(hi_1)[0], ball_bounds(hi_2)[0])
-            tlo, thi = ball_bounds(t)
-            if Lhi < tlo and thi < U:
-                if choice == "seed":
-                    w = min((tlo - Lhi) / 2, (U - thi) / 2, tlo / 2**50)
-                    a, b = tlo - w, thi + w
-                else:
-                    a = tlo - (tlo - Lhi) / 2
-                    b = thi + (U - thi) / 2
-                return simplest_between(a, b), Enclosure.from_ball(t)
-            if Lhi < U and (tlo >= U or thi <= Lhi):
-                # q* is certainly outside the window (only when n was raised to 2):
-                # use the middle half of the window itself
-                a, b = Lhi + (U - Lhi) / 4, U - (U - Lhi) / 4
-                return simplest_between(a, b), Enclosure.from_ball(t)
-        if prec >= MAX_PREC:
-            raise PrecisionError("could not certify an admissible q near the seed's q*")
-        prec *= 2
+    def test(_prec: int) -> tuple[Fraction, Enclosure] | None:
+        m = arb(n - 1)
+        lo_w = (1 - to_ball(delta)) / (m + _exp(eps))
+        hi_1 = 1 / (m + _exp(eps_hat))
+        hi_2 = (1 - dhat_ball()) / m
+        t = target()
+        Llo, Lhi = ball_bounds(lo_w)
+        U = min(ball_bounds(hi_1)[0], ball_bounds(hi_2)[0])
+        tlo, thi = ball_bounds(t)
+        if Lhi < tlo and thi < U:
+            if choice == "seed":
+                w = min((tlo - Lhi) / 2, (U - thi) / 2, tlo / 2**50)
+                a, b = tlo - w, thi + w
+            else:
+                a = tlo - (tlo - Lhi) / 2
+                b = thi + (U - thi) / 2
+            return simplest_between(a, b), Enclosure.from_ball(t)
+        if Lhi < U and (tlo >= U or thi <= Lhi):
+            # q* is certainly outside the window (only when n was raised to 2):
+            # use the middle half of the window itself
+            a, b = Lhi + (U - Lhi) / 4, U - (U - Lhi) / 4
+            return simplest_between(a, b), Enclosure.from_ball(t)
+        return None
+
+    return decide(test, start=128, what="certifying an admissible q near the seed's q*")
 
 
 def _check_eps(x: object, name: str) -> Fraction:
@@ -485,21 +484,17 @@ def theorem_3_3(
         return (xb * m + E) / (2 * m + E) - _g_ball(g, x, xb) - xb
 
     def sign_F(v: Fraction) -> int:
-        prec = 64
-        while True:
-            with working_precision(prec):
-                try:
-                    y = F(v)
-                except (InputError, ValueError, ZeroDivisionError):
-                    y = arb("nan")
-                if y.is_finite():
-                    if y > 0:
-                        return 1
-                    if y < 0:
-                        return -1
-            if prec >= 4096:
-                return 0  # undecided (a root at v, or g not evaluable there)
-            prec *= 2
+        def test(_prec: int) -> int | None:
+            try:
+                y = F(v)
+            except (InputError, ValueError, ZeroDivisionError):
+                return None
+            return (1 if y > 0 else -1 if y < 0 else None) if y.is_finite() else None
+
+        try:
+            return decide(test, start=64, cap=4096, what=f"the sign of F at {v}")
+        except PrecisionError:
+            return 0  # undecided (a root at v, or g not evaluable there)
 
     if sign_F(d) != -1:
         raise InputError(
