@@ -262,3 +262,38 @@ def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, monkeypatch, capsys)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     assert main(["sweep", _write(tmp_path, DPSGD), "--out", str(tmp_path / "x.parquet")]) == 2
     assert "needs pyarrow" in capsys.readouterr().err
+
+
+CLAIMS = """
+[[claim]]
+id = "laplace-dp"
+mechanism = "laplace(scale=1)"
+kind = "dp"
+eps = "1"
+delta = "0"
+
+[[claim]]
+id = "gaussian-not-dp"
+mechanism = "gaussian(sigma=1)"
+kind = "not_dp"
+eps = "1"
+delta = "1e-3"
+
+[[claim]]
+id = "gaussian-half-gdp"
+mechanism = "gaussian(sigma=2)"
+kind = "gdp"
+mu = "0.5"
+"""
+
+
+def test_audit_on_dask_gives_the_verdicts_in_file_order(tmp_path, cluster, capsys):
+    import json
+
+    claims = _write(tmp_path, CLAIMS, "claims.toml")
+    assert main(["audit", claims, "--json"]) == 0
+    serial = json.loads(capsys.readouterr().out)
+    assert main(["audit", claims, "--json", "--dask", cluster.scheduler_address]) == 0
+    assert json.loads(capsys.readouterr().out) == serial
+    assert [c["id"] for c in serial["claims"]] == ["laplace-dp", "gaussian-not-dp", "gaussian-half-gdp"]
+    assert {c["verdict"] for c in serial["claims"]} == {"CONFIRMED"}

@@ -21,7 +21,7 @@ from certdp.sweep.runner import Progress, SweepAborted, executor, run_tasks, win
 from certdp.sweep.store import ResultStore
 
 __all__ = ["Grid", "Progress", "Quantity", "SweepAborted", "SweepSummary", "executor", "load_grid", "parse_grid",
-           "run_sweep", "run_tasks"]
+           "run_sweep", "run_tasks", "window_for"]
 
 
 @dataclass(frozen=True)
