@@ -78,7 +78,11 @@ def _dask_executor(address: str, workers: int | None) -> Iterator[tuple[Executor
         try:
             threads = client.nthreads()
             if not threads:
-                client.wait_for_workers(1, timeout=60)
+                try:
+                    client.wait_for_workers(1, timeout=60)
+                except TimeoutError:
+                    raise InputError(f"--dask {address!r}: no worker joined the scheduler within 60 s "
+                                     "(start some with `dask worker ADDRESS --nthreads 1`)") from None
                 threads = client.nthreads()
             many = [w for w, n in threads.items() if n != 1]
             if many:
