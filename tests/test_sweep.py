@@ -143,6 +143,16 @@ def test_gaussian_rows_enclose_the_closed_form(tmp_path, capsys):
             assert mpf(r["eps_hi"]) - mpf(r["eps_lo"]) <= mpf("1e-12")
 
 
+def test_progress_on_request_and_silence_on_quiet(tmp_path, capsys):
+    grid = _write(tmp_path, GAUSS)
+    assert main(["sweep", grid, "--out", str(tmp_path / "p.csv"), "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "[4/4]" in captured.err and "points/s, ETA 0:00" in captured.err
+    assert "4 points: 4 computed, 0 already in" in captured.out
+    assert main(["sweep", grid, "--out", str(tmp_path / "p.csv"), "--quiet"]) == 0  # resumed: nothing to do
+    assert capsys.readouterr() == ("", "")
+
+
 def test_a_failing_point_gets_an_error_row_and_the_sweep_goes_on(tmp_path, capsys):
     out = tmp_path / "e.csv"
     grid = _write(tmp_path, GAUSS.replace('"0.5", "0.80", "1", "3"', '"-1", "2", "0"'))
