@@ -26,7 +26,7 @@ from certdp.errors import InputError
 from certdp.sweep import load_grid, parse_grid, run_sweep
 from refs import delta_mu_ref, mpf
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 GAUSS = """
 spec = "gaussian(sigma={s})"
