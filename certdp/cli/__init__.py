@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "certdp.cli.prdp",
     "certdp.cli.identify",
     "certdp.cli.audit",
+    "certdp.cli.sweep",
     "certdp.cli.dpsgd",
     "certdp.cli.measure",
     "certdp.cli.verify",

@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag
 from certdp.errors import InputError
@@ -84,29 +83,29 @@ def _run(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.builtin is None):
         raise InputError("give a claims FILE or --builtin NAME (not both)")
     claims = load_claims(builtin_path(args.builtin) if args.builtin else args.file)
-    if args.jobs < 1:
-        raise InputError(f"--jobs must be >= 1, got {args.jobs}")
     want = args.certificates is not None
     if want:
         out_dir = _prepare_dir(args.certificates)
     work = [(c, want) for c in claims]
     show_progress = sys.stderr.isatty() and not args.json
-    verdicts = []
+    found: dict[int, object] = {}
 
     def done(i: int, v: object) -> None:
         if show_progress:
-            print(f"\r[{i + 1}/{len(work)}] {_printable(v.id)}".ljust(70), end="", file=sys.stderr, flush=True)
+            print(f"\r[{len(found) + 1}/{len(work)}] {_printable(v.id)}".ljust(70), end="", file=sys.stderr, flush=True)
         if want and v.certificate is not None:
             _write_certificate(out_dir, v.id, v.certificate)  # as soon as the claim is decided
-        verdicts.append(v)
+        found[i] = v
 
-    if args.jobs == 1:
-        for i, w in enumerate(work):
-            done(i, _one(w))
-    else:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for i, v in enumerate(pool.map(_one, work)):
-                done(i, v)
+    def lost(i: int, err: BaseException) -> None:
+        raise InputError(f"claim {_printable(work[i][0].id)}: the worker computing it failed ({type(err).__name__}: {err})")
+
+    # the sweep's executors: in-process, a process pool, or a Dask cluster
+    from certdp.sweep import executor, run_tasks, window_for  # noqa: PLC0415
+
+    with executor(args.jobs, args.dask) as (ex, workers):
+        run_tasks(_one, ((i, (w,)) for i, w in enumerate(work)), done, lost, ex, window_for(workers, args.dask is not None))
+    verdicts = [found[i] for i in range(len(work))]  # in file order, whatever order they finished in
     if show_progress:
         print(file=sys.stderr)
     if args.json:
@@ -124,7 +123,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--builtin", metavar="NAME", help="a bundled claims file, e.g. 'seeds'")
     p.add_argument("--certificates", metavar="DIR",
                    help="write a certificate per decided claim to DIR as <safe id>-<hash>.json, as soon as it is decided")
-    p.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="parallel worker processes (default 1: in this process); with --dask local, the number of workers")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="audit on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or 'local' for a LocalCluster")
     add_json_flag(p)
     p.set_defaults(handler=_run)
 

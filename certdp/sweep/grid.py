@@ -1,0 +1,232 @@
+"""Grid files: a spec template, axes of exact numbers, and the quantities per point.
+
+A grid file is TOML::
+
+    spec = "dpsgd(noise={sigma}, rate={q}, steps={T})"
+    [axes]                       # every combination is one point, in file order
+    sigma = ["0.8", "1.1", "2"]  # exact numbers: strings ("0.1", "1e-5", "1/3") or TOML integers
+    q = { first = "0.01", last = "0.05", step = "0.01" }   # inclusive exact range
+    T = [100, 1000]
+    [[quantity]]                 # one or more
+    kind = "eps"                 # eps (needs delta), delta (needs eps), mu (GDP report)
+    delta = "1e-5"
+
+Every axis value is read by :func:`certdp.numerics.exact.exact` and written
+back in canonical form (:func:`certdp.mechanisms.format.format_number`:
+``"0.10"`` becomes ``"0.1"``, ``"2/4"`` becomes ``"0.5"``), so the text put
+into the template is always one number token of the spec grammar; the
+substituted spec is then read by the safe spec parser
+(:func:`certdp.mechanisms.spec.parse_spec`) — nothing is evaluated.  TOML
+floats are refused (a binary float is not the decimal the user wrote).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterator
+
+from certdp.errors import InputError
+from certdp.mechanisms.format import format_number
+from certdp.numerics.exact import exact
+
+#: Most points a grid may have (the product of the axis lengths).
+MAX_POINTS = 10**7
+#: Quantity kinds and the parameters each accepts (required ones first).
+KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "eps": (("delta",), ()),
+    "delta": (("eps",), ()),
+    "mu": ((), ("residual", "width")),
+}
+#: Columns after the quantities' columns.
+TRAILING_COLUMNS = ("assumptions", "route", "seconds", "error")
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z", re.ASCII)
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One certified quantity asked at every point.
+
+    ``kind`` is ``eps`` (ε at ``params['delta']``), ``delta`` (δ at
+    ``params['eps']``) or ``mu`` (the GDP report: μ and the residual η of
+    "δ(ε) <= δ_μ(ε) + η for all ε"); ``name`` prefixes its columns.
+    Parameters are canonical exact number strings.
+    """
+
+    kind: str
+    name: str
+    params: tuple[tuple[str, str], ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        cols = (f"{self.name}_lo", f"{self.name}_hi")
+        if self.kind == "mu":
+            cols += ("residual_hi" if self.name == "mu" else f"{self.name}_residual_hi",)
+        return cols
+
+    def param(self, key: str) -> str | None:
+        return dict(self.params).get(key)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A parsed grid file: template, axes (name, canonical values) in file order, quantities."""
+
+    spec: str
+    axes: tuple[tuple[str, tuple[str, ...]], ...]
+    quantities: tuple[Quantity, ...]
+
+    @property
+    def axis_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.axes)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Output columns: axes in file order, each quantity's ends, then assumptions, route, seconds, error."""
+        cols: tuple[str, ...] = self.axis_names
+        for q in self.quantities:
+            cols += q.columns
+        return cols + TRAILING_COLUMNS
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for _, values in self.axes:
+            n *= len(values)
+        return n
+
+    def points(self) -> Iterator[tuple[str, ...]]:
+        """Every point (a tuple of canonical values, one per axis), in grid order."""
+        return itertools.product(*(values for _, values in self.axes))
+
+    def spec_for(self, point: tuple[str, ...]) -> str:
+        """The template with each ``{axis}`` replaced by the point's canonical value."""
+        values = dict(zip(self.axis_names, point))
+        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.spec)
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able canonical description (what makes two grids the same)."""
+        return {"spec": self.spec, "axes": [[n, list(v)] for n, v in self.axes],
+                "quantities": [{"kind": q.kind, "name": q.name, **dict(q.params)} for q in self.quantities]}
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.describe(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _number(value: object, where: str) -> Fraction:
+    if isinstance(value, float):
+        raise InputError(f"{where}: {value!r} is a TOML float (binary); write it as a string, e.g. \"{value!r}\"")
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise InputError(f"{where}: expected an exact number (a string like \"0.1\" or an integer), got {value!r}")
+    return exact(value, where)
+
+
+def _axis_values(name: str, raw: object) -> tuple[str, ...]:
+    where = f"axis {name!r}"
+    if isinstance(raw, list):
+        values = [_number(v, where) for v in raw]
+    elif isinstance(raw, dict):
+        unknown = set(raw) - {"first", "last", "step"}
+        if unknown or len(raw) != 3:
+            raise InputError(f"{where}: a range is {{ first = ..., last = ..., step = ... }}, got keys {sorted(raw)}")
+        first, last, step = (_number(raw[k], f"{where} {k}") for k in ("first", "last", "step"))
+        if step <= 0 or last < first:
+            raise InputError(f"{where}: a range needs step > 0 and last >= first")
+        count = (last - first) // step + 1
+        if count > MAX_POINTS:
+            raise InputError(f"{where}: the range has {count} values (at most {MAX_POINTS})")
+        values = [first + i * step for i in range(int(count))]
+    else:
+        raise InputError(f"{where}: expected a list of exact numbers or a range table, got {type(raw).__name__}")
+    if not values:
+        raise InputError(f"{where}: no values")
+    if len(set(values)) != len(values):
+        raise InputError(f"{where}: a value appears twice (the points would repeat)")
+    return tuple(format_number(v) for v in values)
+
+
+def _quantity(i: int, raw: object) -> Quantity:
+    where = f"quantity {i + 1}"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: expected a [[quantity]] table")
+    kind = raw.get("kind")
+    if kind == "calibrate":
+        raise InputError(f"{where}: kind 'calibrate' is not available yet (it waits for certified calibration in the router)")
+    if kind not in KINDS:
+        raise InputError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    required, optional = KINDS[kind]
+    name = raw.get("name", kind)
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise InputError(f"{where}: name must be an identifier, got {name!r}")
+    unknown = set(raw) - {"kind", "name", *required, *optional}
+    if unknown:
+        raise InputError(f"{where} ({kind}): unknown key(s) {', '.join(sorted(unknown))}")
+    missing = [k for k in required if k not in raw]
+    if missing:
+        raise InputError(f"{where} ({kind}): needs {', '.join(missing)}")
+    params = tuple((k, format_number(_number(raw[k], f"{where} {k}"))) for k in (*required, *optional) if k in raw)
+    return Quantity(kind, name, params)
+
+
+def parse_grid(text: str) -> Grid:
+    """Parse the text of a grid file (see the module docstring); InputError on anything malformed."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"grid file is not valid TOML: {err}") from None
+    unknown = set(doc) - {"spec", "axes", "quantity"}
+    if unknown:
+        raise InputError(f"grid file: unknown key(s) {', '.join(sorted(unknown))} (expected spec, [axes], [[quantity]])")
+    spec = doc.get("spec")
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError("grid file: 'spec' (a mechanism spec template) is required")
+    raw_axes = doc.get("axes", {})
+    if not isinstance(raw_axes, dict):
+        raise InputError("grid file: [axes] must be a table")
+    axes = []
+    for name, raw in raw_axes.items():
+        if not _IDENT.match(name):
+            raise InputError(f"axis name {name!r} is not an identifier")
+        axes.append((name, _axis_values(name, raw)))
+    raw_q = doc.get("quantity")
+    if not isinstance(raw_q, list) or not raw_q:
+        raise InputError("grid file: at least one [[quantity]] is required")
+    quantities = tuple(_quantity(i, q) for i, q in enumerate(raw_q))
+    grid = Grid(spec, tuple(axes), quantities)
+    _check_template(grid)
+    cols = grid.columns
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise InputError(f"grid file: column(s) {', '.join(dup)} would appear twice "
+                         "(give quantities of the same kind distinct names; axes may not use quantity or result column names)")
+    if grid.size > MAX_POINTS:
+        raise InputError(f"grid file: {grid.size} points (at most {MAX_POINTS})")
+    return grid
+
+
+def _check_template(grid: Grid) -> None:
+    used = _PLACEHOLDER.findall(grid.spec)
+    names = set(grid.axis_names)
+    unknown = [u for u in used if u not in names]
+    if unknown:
+        raise InputError(f"spec template: {{{unknown[0]}}} is not an axis (axes: {', '.join(grid.axis_names) or 'none'})")
+    unused = [n for n in grid.axis_names if n not in used]
+    if unused:
+        raise InputError(f"axis {unused[0]!r} does not appear in the spec template (its points would repeat)")
+    rest = _PLACEHOLDER.sub("", grid.spec)
+    if "{" in rest or "}" in rest:
+        raise InputError("spec template: braces are only allowed around an axis name, as in {sigma}")
+
+
+def load_grid(path: str) -> Grid:
+    """Read and parse a grid file."""
+    with open(path, encoding="utf-8") as fh:
+        return parse_grid(fh.read())

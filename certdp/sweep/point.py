@@ -1,0 +1,65 @@
+"""One point of a sweep: parse its spec, ask the router for each quantity.
+
+:func:`compute_point` is what a worker process (local or on a Dask cluster)
+runs.  Its arguments and result are short strings, so shipping a point costs
+a few hundred bytes.  Every number comes from the one router
+(:mod:`certdp.analyses.dispatch`: ``eps_of``, ``delta_of``, ``gdp_of``) as an
+:class:`~certdp.numerics.enclosure.Enclosure` and is written with its ends
+rounded outward (:meth:`Enclosure.lo_str` / :meth:`Enclosure.hi_str`, the
+digits of the CLI's JSON output), so a row is still a certified enclosure.
+
+A failing point never raises: its row carries the error (one line) and any
+quantities certified before the failure.
+"""
+
+from __future__ import annotations
+
+import time
+
+from certdp.analyses.dispatch import delta_of, eps_of, gdp_of
+from certdp.errors import budget
+from certdp.mechanisms.spec import parse_spec
+from certdp.numerics.exact import exact
+from certdp.sweep.grid import Quantity
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def compute_point(spec: str, quantities: tuple[Quantity, ...], point_budget: float | None = None) -> dict[str, str]:
+    """The result columns (quantities, assumptions, route, seconds, error) of one point."""
+    t0 = time.perf_counter()
+    row = {c: "" for q in quantities for c in q.columns}
+    routes: list[str] = []
+    assumptions: list[str] = []
+    error = ""
+    try:
+        with budget(point_budget):
+            mech = parse_spec(spec)
+            for q in quantities:
+                if q.kind == "mu":
+                    width, residual = q.param("width"), q.param("residual")
+                    g = gdp_of(mech, residual=None if residual is None else exact(residual),
+                               **({} if width is None else {"width": exact(width)}))
+                    lo, hi, res = q.columns
+                    row[lo], row[hi] = g.mu.lo_str(), g.mu.hi_str()
+                    row[res] = "0" if g.residual is None else g.residual.hi_str()
+                    method, assumed = g.method, g.assumptions
+                else:
+                    a = (eps_of(mech, exact(q.param("delta"))) if q.kind == "eps"
+                         else delta_of(mech, exact(q.param("eps"))))
+                    lo, hi = q.columns
+                    row[lo], row[hi] = a.enclosure.lo_str(), a.enclosure.hi_str()
+                    method, assumed = a.method, a.assumptions
+                if method not in routes:
+                    routes.append(method)
+                assumptions.extend(x for x in assumed if x not in assumptions)
+    except Exception as err:  # noqa: BLE001 - one bad point never stops the sweep; the row says why
+        error = _one_line(err)
+    row["assumptions"] = "; ".join(assumptions)
+    row["route"] = " | ".join(routes)
+    row["seconds"] = f"{time.perf_counter() - t0:.3f}"
+    row["error"] = error
+    return row
