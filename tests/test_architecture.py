@@ -27,7 +27,8 @@ LAYERS = {
 #: the certificate checker may import only these (besides its own package's checker modules)
 CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr", "certdp.mechanisms")
 CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
-                   "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts")
+                   "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts",
+                   "certdp.certificates.check_value")
 
 
 def _modules() -> dict[str, pathlib.Path]:

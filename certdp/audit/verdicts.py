@@ -30,7 +30,7 @@ from typing import Any
 from certdp.audit.claims import Claim
 from certdp.errors import CertdpError, InputError
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import fraction_to_str, parse_decimal
+from certdp.numerics.exact import fraction_to_str, parse_decimal, printed_interval
 
 CONFIRMED, REFUTED, INCONCLUSIVE, UNSUPPORTED = "CONFIRMED", "REFUTED", "INCONCLUSIVE", "UNSUPPORTED"
 
@@ -67,21 +67,6 @@ class Verdict:
             "method": self.method,
             "assumptions": list(self.assumptions),
         }
-
-
-def printed_interval(reported: str, rounding: str) -> tuple[Fraction, Fraction]:
-    """The reals a printed decimal stands for: ``"5.28"`` nearest → [5.275, 5.285];
-    up (printed is a ceiling) → [5.27, 5.28]; down/truncate → [5.28, 5.29]."""
-    value = parse_decimal(reported)
-    mantissa = reported.lower().split("e")[0]
-    exp10 = int(reported.lower().split("e")[1]) if "e" in reported.lower() else 0
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    ulp = Fraction(1, 10**decimals) * Fraction(10) ** exp10
-    if rounding == "nearest":
-        return value - ulp / 2, value + ulp / 2
-    if rounding == "up":
-        return value - ulp, value
-    return value, value + ulp
 
 
 def _hi_le(enc: Enclosure, bound: Fraction) -> bool:
@@ -194,7 +179,7 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
                    f"{ans.residual.hi_str(4)}, which the claim does not allow")
 
 
-def _value(claim: Claim) -> Verdict:
+def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
     q = claim.quantity
     assumptions: tuple[str, ...] = ()
     if q == "mu_gdp":
@@ -246,7 +231,36 @@ def _value(claim: Claim) -> Verdict:
         c = _compare(enc, reported)
         valid = None if c == 0 else c < 0
     detail = f"{q} ∈ {enc}; printed {claim.reported} ({claim.rounding}) stands for [{_s(lo)}, {_s(hi)}]"
-    return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions)
+    cert = None
+    if want_certificate and verdict in (CONFIRMED, REFUTED) and q in CERTIFIABLE_VALUES:
+        cert = _value_certificate(claim, enc, verdict, assumptions)
+    return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions,
+                   certificate=cert)
+
+
+#: Value quantities the independent checker re-derives (certdp.certificates.check_value).
+CERTIFIABLE_VALUES = ("mu_gdp", "delta", "eps")
+
+
+def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict | None:
+    """The ``value`` certificate of a decided value claim, when the checker can
+    re-derive it (mu_gdp always; delta/eps for closed-form profiles)."""
+    from certdp.certificates.writer import refuse_uncheckable, value_certificate  # noqa: PLC0415
+
+    spec = None
+    if claim.quantity != "mu_gdp":
+        mech = _mech(claim)
+        spec = mech.spec()
+        try:
+            refuse_uncheckable(spec)
+        except InputError:
+            return None
+        if not getattr(mech, "has_closed_form", True):
+            return None
+    at = {k: claim.at[k] for k in ("eps", "delta") if k in claim.at and
+          (claim.quantity == "mu_gdp" or (k == "eps") == (claim.quantity == "delta"))}
+    return value_certificate(claim.quantity, spec, at, enc, reported=claim.reported, rounding=claim.rounding,
+                             verdict=verdict, assumptions=assumptions)
 
 
 def _s(q: Fraction) -> str:
@@ -265,7 +279,7 @@ def audit_claim(claim: Claim, want_certificate: bool = False) -> Verdict:
         if claim.kind == "gdp":
             return _gdp(claim, want_certificate)
         if claim.kind == "value":
-            return _value(claim)
+            return _value(claim, want_certificate)
         return Verdict(claim.id, UNSUPPORTED, None, None,
                        f"kind {claim.kind!r} needs a finite mechanism table; use `certdp prdp check`")
     except CertdpError as err:

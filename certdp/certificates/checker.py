@@ -217,7 +217,8 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
-KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp", "certdp.certificates.check_exact")
+KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
+                "certdp.certificates.check_value")
 
 
 def _kind_modules() -> list:

@@ -113,6 +113,22 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
     return envelope(claim, spec, {"delta_at_eps": delta_at_eps.to_json()}, precision)
 
 
+def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,
+                      reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
+                      assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Certificate of kind ``value`` (checked by :mod:`certdp.certificates.check_value`):
+    the quantity lies in the enclosure (ends printed outward), and, with
+    ``reported``/``rounding``/``verdict``, the audit verdict against the printed number."""
+    claim: dict[str, Any] = {"kind": "value", "quantity": quantity,
+                             "at": {k: fraction_to_str(exact(v, k)) for k, v in at.items()},
+                             "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
+    if verdict is not None:
+        claim.update(reported=reported, rounding=rounding, verdict=verdict)
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    return envelope(claim, spec, {}, precision=128)
+
+
 def exact_gdp_certificate(spec: str, mu_hi: str, mu_lo: str | None = None,
                           assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of kind ``gdp_exact`` (checked by :mod:`certdp.certificates.check_exact`);

@@ -139,3 +139,18 @@ def check_open_unit(x: object, name: str) -> Fraction:
     if not 0 < q < 1:
         raise InputError(f"{name} must lie in the open interval (0, 1), got {name} = {x}")
     return q
+
+
+def printed_interval(reported: str, rounding: str) -> tuple[Fraction, Fraction]:
+    """The reals a printed decimal stands for: ``"5.28"`` nearest → [5.275, 5.285];
+    up (printed is a ceiling) → [5.27, 5.28]; down/truncate → [5.28, 5.29]."""
+    value = parse_decimal(reported)
+    mantissa = reported.lower().split("e")[0]
+    exp10 = int(reported.lower().split("e")[1]) if "e" in reported.lower() else 0
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    ulp = Fraction(1, 10**decimals) * Fraction(10) ** exp10
+    if rounding == "nearest":
+        return value - ulp / 2, value + ulp / 2
+    if rounding == "up":
+        return value - ulp, value
+    return value, value + ulp

@@ -1,0 +1,164 @@
+"""Certificates of kind ``value``: "the quantity q lies in [lo, hi]", and the
+audit verdict that follows from it for a printed number.
+
+Re-derived here, never trusted (every check is a ball comparison decided by
+the one decision loop):
+
+* ``mu_gdp`` at (ε, δ): the μ with δ_μ(ε) = δ (Gomez et al. 2025, Table 3;
+  δ_μ(ε) increases with μ, Liu et al. 2022 Thm 3.2): lo ≤ μ* ≤ hi iff
+  δ_lo(ε) ≤ δ ≤ δ_hi(ε).
+* ``delta`` at ε for a mechanism with a closed-form profile: δ_M(ε) ∈ [lo, hi]
+  (lo > 0 needs a profile that is exact from below).
+* ``eps`` at δ (the smallest ε with δ_M(ε) ≤ δ; δ_M is non-increasing):
+  ε* ≤ hi iff δ_M(hi) ≤ δ; ε* ≥ lo > 0 when δ_M(lo') > δ for every lo' < lo,
+  which holds when δ_M(lo) > δ (lo > 0 needs an exact profile).
+
+The verdict against the printed number: the interval a printed decimal
+stands for is recomputed from ``reported`` and ``rounding``
+(:func:`certdp.numerics.exact.printed_interval`); CONFIRMED needs [lo, hi]
+inside it, REFUTED disjoint from it.
+
+Document::
+
+    {"format": "certdp-certificate", "version": 1,
+     "claim": {"kind": "value", "quantity": "mu_gdp" | "delta" | "eps",
+               "at": {"eps": "<decimal>", "delta": "<decimal>"},
+               "lo": "<decimal>", "hi": "<decimal>",
+               ["reported": "<decimal>", "rounding": "nearest|up|down|truncate",
+                "verdict": "CONFIRMED" | "REFUTED"], ["assumptions": [...]]},
+     "mechanism": "<spec string>" | null,
+     "evidence": {}, "precision": <bits>, "producer": "certdp X.Y.Z"}
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from certdp.certificates.facts import known_facts_step, parse_mechanism
+from certdp.certificates.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import lower_bound, to_ball, upper_bound
+from certdp.numerics.decide import decide
+from certdp.numerics.exact import exact, printed_interval
+from certdp.numerics.gdp import delta_mu_ball
+
+KINDS = ("value",)
+QUANTITIES = {"mu_gdp": {"eps", "delta"}, "delta": {"eps"}, "eps": {"delta"}}
+ROUNDINGS = ("nearest", "up", "down", "truncate")
+
+
+def _num(text: Any, where: str) -> Fraction:
+    try:
+        return exact(number_string(text, where), where)
+    except InputError as err:
+        raise MalformedCertificate(str(err)) from None
+
+
+def _le(f: Callable[[], Any], g: Callable[[], Any], start: int) -> bool:
+    """Certified f ≤ g (True) or f > g (False) for ball-valued thunks."""
+    def test(_prec: int) -> bool | None:
+        a, b = f(), g()
+        if not (a.is_finite() and b.is_finite()):
+            return None
+        if upper_bound(a) <= lower_bound(b):
+            return True
+        if lower_bound(a) > upper_bound(b):
+            return False
+        return None
+
+    return decide(test, start=start, what="a value certificate's comparison")
+
+
+def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """(valid, first failing step) for a ``value`` certificate."""
+    p = doc["precision"]
+    if not MIN_PRECISION <= p <= MAX_PRECISION:
+        raise MalformedCertificate(f"precision must be an integer in [{MIN_PRECISION}, {MAX_PRECISION}], got {p!r}")
+    claim = _fields(doc["claim"], "claim", {"kind", "quantity", "at", "lo", "hi"},
+                    {"reported", "rounding", "verdict", "assumptions"})
+    _fields(doc["evidence"], "evidence", set(), set())
+    q = claim["quantity"]
+    if q not in QUANTITIES:
+        raise MalformedCertificate(f"claim.quantity must be one of {sorted(QUANTITIES)}, got {q!r}")
+    at_raw = _fields(claim["at"], "claim.at", QUANTITIES[q], set())
+    at = {k: _num(v, f"claim.at.{k}") for k, v in at_raw.items()}
+    lo, hi = _num(claim["lo"], "claim.lo"), _num(claim["hi"], "claim.hi")
+    if not lo <= hi:
+        raise MalformedCertificate("claim.lo must be <= claim.hi")
+    if "eps" in at and at["eps"] < 0 or "delta" in at and not 0 < at["delta"] < 1:
+        raise MalformedCertificate("claim.at needs eps >= 0 and 0 < delta < 1")
+    if lo < 0:
+        return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"  # harmless but odd
+    start = max(p, 64)
+    try:
+        step = _check_enclosure(doc, q, at, lo, hi, start)
+    except PrecisionError as err:
+        return False, f"undecided: {err}"
+    if step is not None:
+        return False, step
+    return _check_verdict(claim, lo, hi)
+
+
+def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
+                     start: int) -> str | None:
+    if q == "mu_gdp":
+        if doc["mechanism"] is not None:
+            raise MalformedCertificate("a mu_gdp value has no mechanism (mechanism must be null)")
+        if "assumptions" in doc["claim"]:
+            raise MalformedCertificate("a mu_gdp value rests on no hypotheses")
+        eps, delta = at["eps"], at["delta"]
+        if hi <= 0 or not _le(lambda: to_ball(delta), lambda: delta_mu_ball(to_ball(hi), to_ball(eps)), start):
+            return f"δ_μ(ε) at μ = hi is below δ: μ_GDP exceeds hi = {doc['claim']['hi']}"
+        if lo > 0 and not _le(lambda: delta_mu_ball(to_ball(lo), to_ball(eps)), lambda: to_ball(delta), start):
+            return f"δ_μ(ε) at μ = lo exceeds δ: μ_GDP is below lo = {doc['claim']['lo']}"
+        return None
+    if not isinstance(doc["mechanism"], str):
+        raise MalformedCertificate("mechanism must be a spec string")
+    mech = parse_mechanism(doc)
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        return step
+    if not getattr(mech, "has_closed_form", True):
+        return f"{doc['mechanism']} has no closed-form profile this checker can evaluate"
+    if lo > 0 and not mech.profile_kind.bounds_from_below:
+        return f"a lower end needs an exact profile; {doc['mechanism']}'s is {mech.profile_kind.value}"
+
+    def prof(x: Fraction) -> Callable[[], Any]:
+        return lambda: mech.delta_ball(to_ball(x))
+
+    if q == "delta":
+        eps = at["eps"]
+        if not _le(prof(eps), lambda: to_ball(hi), start):
+            return f"δ_M({eps}) exceeds hi = {doc['claim']['hi']}"
+        if lo > 0 and not _le(lambda: to_ball(lo), prof(eps), start):
+            return f"δ_M({eps}) is below lo = {doc['claim']['lo']}"
+        return None
+    delta = at["delta"]
+    if not _le(prof(hi), lambda: to_ball(delta), start):
+        return f"δ_M(hi) > δ: the smallest ε exceeds hi = {doc['claim']['hi']}"
+    if lo > 0 and _le(prof(lo), lambda: to_ball(delta), start):
+        return f"δ_M(lo) <= δ: the smallest ε is at most lo = {doc['claim']['lo']}"
+    return None
+
+
+def _check_verdict(claim: Mapping[str, Any], lo: Fraction, hi: Fraction) -> tuple[bool, str | None]:
+    if "verdict" not in claim:
+        if "reported" in claim or "rounding" in claim:
+            raise MalformedCertificate("claim.reported/rounding come with claim.verdict")
+        return True, None
+    if "reported" not in claim or "rounding" not in claim:
+        raise MalformedCertificate("claim.verdict needs claim.reported and claim.rounding")
+    if claim["rounding"] not in ROUNDINGS:
+        raise MalformedCertificate(f"claim.rounding must be one of {ROUNDINGS}")
+    _num(claim["reported"], "claim.reported")
+    try:
+        a, b = printed_interval(claim["reported"], claim["rounding"])
+    except (InputError, ValueError):
+        raise MalformedCertificate(f"claim.reported is not a printed decimal: {claim['reported']!r}") from None
+    v = claim["verdict"]
+    if v == "CONFIRMED":
+        return (True, None) if a <= lo and hi <= b else (False, "the enclosure is not inside the printed interval")
+    if v == "REFUTED":
+        return (True, None) if hi < a or lo > b else (False, "the enclosure meets the printed interval")
+    raise MalformedCertificate("claim.verdict must be CONFIRMED or REFUTED")
