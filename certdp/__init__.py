@@ -25,44 +25,29 @@ follow the versions in the project's ``shared/seeds`` folder, seed 000–004):
   approximations of privacy loss distributions*, PETS 2022.
 """
 
-from certdp.errors import CertdpError, InputError, PrecisionError
-from certdp.numerics import (
-    Enclosure,
-    Phi,
-    Phi_inv,
-    delta_mu,
-    eps_from_mu_delta,
-    log_Phi,
-    mills_ratio,
-    mu_from_eps_delta,
-    mu_from_pure_dp,
-    tradeoff_mu,
-)
+from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError
+from certdp.numerics import Enclosure
 
 from certdp.meta import VERSION as __version__  # noqa: E402  (read from package metadata)
 
+#: The public API (:mod:`certdp.api`), loaded on first use so that ``import
+#: certdp`` stays light: one vocabulary for everything the CLI can do.
+API = ("mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "delta_mu", "mu_gdp", "eps_gdp",
+       "tradeoff_mu", "adp_to_prdp", "verify")
+#: Earlier names, kept importable: the same functions under the kernel's names.
+_KERNEL = ("Phi", "Phi_inv", "log_Phi", "mills_ratio", "mu_from_eps_delta", "eps_from_mu_delta", "mu_from_pure_dp")
 
-def verify(path: str):  # noqa: ANN201 - returns certdp.certificates.CheckResult
-    """Check the certificate file at ``path`` with the independent checker
-    (:func:`certdp.certificates.verify`; imported lazily to keep ``import certdp`` light)."""
-    from certdp.certificates import verify as _verify  # noqa: PLC0415
 
-    return _verify(path)
+def __getattr__(name: str):  # noqa: ANN202 - PEP 562 lazy attributes
+    if name in API:
+        from certdp import api  # noqa: PLC0415
 
-__all__ = [
-    "__version__",
-    "CertdpError",
-    "InputError",
-    "PrecisionError",
-    "Enclosure",
-    "Phi",
-    "Phi_inv",
-    "log_Phi",
-    "mills_ratio",
-    "delta_mu",
-    "mu_from_eps_delta",
-    "eps_from_mu_delta",
-    "tradeoff_mu",
-    "mu_from_pure_dp",
-    "verify",
-]
+        return getattr(api, name)
+    if name in _KERNEL:
+        from certdp import numerics  # noqa: PLC0415
+
+        return getattr(numerics, name)
+    raise AttributeError(f"module 'certdp' has no attribute {name!r}")
+
+
+__all__ = ["__version__", "CertdpError", "InputError", "PrecisionError", "BudgetExceeded", "Enclosure", *API]

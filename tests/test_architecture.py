@@ -22,7 +22,7 @@ LAYERS = {
     "analyses": 3,
     "certificates": 4,
     "audit": 5, "sweep": 5, "bench": 5, "interop": 5,
-    "cli": 6, "__main__": 6,
+    "cli": 6, "__main__": 6, "api": 6,
 }
 #: the certificate checker may import only these (besides its own package's checker modules)
 CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr", "certdp.mechanisms")

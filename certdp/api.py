@@ -1,0 +1,121 @@
+"""The public API: every capability of the ``certdp`` command under one
+vocabulary, re-exported lazily by the package (``certdp.delta(...)``).
+
+Naming scheme: a noun for what is computed — ``delta``, ``epsilon``, ``gdp``,
+``gdpt``, ``identify``, ``dpsgd`` for a mechanism; ``delta_mu``, ``mu_gdp``,
+``eps_gdp``, ``tradeoff_mu`` for the Gaussian-DP closed forms; ``mechanism``
+builds one from a spec string.  Every number is an :class:`Enclosure` (or an
+answer object holding one, with the route and what is known: exact, for a
+guarantee, or an upper bound only, plus the unproved hypotheses).
+Mechanism arguments may be a :class:`~certdp.mechanisms.Mechanism` or a spec
+string; numbers may be exact decimals/fractions as strings, ints or Fractions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from certdp.analyses.dispatch import Answer, GDPAnswer, delta_of, eps_of, gdp_of
+from certdp.mechanisms import Mechanism, parse_spec
+from certdp.numerics.enclosure import Enclosure
+
+
+def mechanism(spec: str | Mechanism) -> Mechanism:
+    """The mechanism of a spec string, e.g. ``mechanism("subsample(gaussian(sigma=1), rate=1/100)")``
+    (``certdp mechanisms`` lists the grammar); a Mechanism is returned as is."""
+    return spec if isinstance(spec, Mechanism) else parse_spec(spec)
+
+
+def delta(mech: str | Mechanism, eps: object) -> Answer:
+    """Certified δ_M(ε) (the privacy profile at ε) through the one router."""
+    return delta_of(mechanism(mech), eps)
+
+
+def epsilon(mech: str | Mechanism, delta: object) -> Answer:
+    """Certified smallest ε with δ_M(ε) ≤ δ through the one router."""
+    return eps_of(mechanism(mech), delta)
+
+
+def gdp(mech: str | Mechanism, width: object = Fraction(1, 10**6), **options: Any) -> GDPAnswer:
+    """Certified Gaussian-DP parameter μ of the mechanism (exact where the
+    trade-off curve is Gaussian, else the GDPT measurement of Liu et al. 2022
+    §4 or the accountant's μ report) — what ``certdp measure`` prints."""
+    return gdp_of(mechanism(mech), width=width, **options)
+
+
+def gdpt(mech: str | Mechanism, eps: object, *, width: object = Fraction(1, 10**12)) -> Enclosure:
+    """Certified G(ε) = μ_GDP(ε, δ_M(ε)), the Gaussian DP transformation (Liu et al. 2022 Def 4.1)."""
+    from certdp.analyses.gdpt import gdpt as _gdpt  # noqa: PLC0415
+
+    return _gdpt(mechanism(mech), eps, width=width)
+
+
+def identify(target: Any, *, validate: bool = True) -> Any:
+    """Exact GDP identification: lim ε²/(−2 log δ(ε)) (Liu et al. 2022 Thm 4.4)
+    of a mechanism, a spec string or a profile expression in ``eps``."""
+    from certdp.analyses.limits import identify as _identify  # noqa: PLC0415
+
+    if isinstance(target, str):
+        from certdp.errors import InputError  # noqa: PLC0415
+        from certdp.expr import parse_expression  # noqa: PLC0415
+
+        try:
+            target = mechanism(target)
+        except InputError:  # not a mechanism spec: a profile δ(eps), parsed safely
+            target = parse_expression(target, variables=("eps",))
+    return _identify(target, validate=validate)
+
+
+def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps: object = None, **options: Any) -> Any:
+    """Certified (ε, δ) of DP-SGD (Poisson-subsampled Gaussian, ``steps`` steps),
+    as ``certdp dpsgd`` computes it."""
+    from certdp.analyses.accountants.dpsgd import dpsgd as _dpsgd  # noqa: PLC0415
+
+    return _dpsgd(noise, rate, steps, delta=delta, eps=eps, **options)
+
+
+def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:
+    """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2): the profile of μ-GDP (Liu et al. 2022 Thm 3.2)."""
+    from certdp.numerics.gdp import delta_mu as _f  # noqa: PLC0415
+
+    return _f(mu, eps, **options)
+
+
+def mu_gdp(eps: object, delta: object, **options: Any) -> Enclosure:
+    """The μ with δ_μ(ε) = δ: μ-GDP implies (ε, δ)-DP iff μ ≤ mu_gdp(ε, δ)."""
+    from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
+
+    return mu_from_eps_delta(eps, delta, **options)
+
+
+def eps_gdp(mu: object, delta: object, **options: Any) -> Enclosure:
+    """The smallest ε with δ_μ(ε) ≤ δ."""
+    from certdp.numerics.gdp import eps_from_mu_delta  # noqa: PLC0415
+
+    return eps_from_mu_delta(mu, delta, **options)
+
+
+def tradeoff_mu(mu: object, alpha: object, **options: Any) -> Enclosure:
+    """f_μ(α) = Φ(Φ⁻¹(1 − α) − μ), the μ-GDP trade-off function (Dong, Roth & Su 2022)."""
+    from certdp.numerics.gdp import tradeoff_mu as _f  # noqa: PLC0415
+
+    return _f(mu, alpha, **options)
+
+
+def adp_to_prdp(eps: object, delta: object, eps_hat: object, **options: Any) -> Enclosure:
+    """δ̂ with (ε, δ)-ADP ⇒ (ε̂, δ̂)-PrDP (Guingona et al. 2023 §2)."""
+    from certdp.analyses.prdp import adp_to_prdp as _f  # noqa: PLC0415
+
+    return _f(eps, delta, eps_hat, **options)
+
+
+def verify(path: str) -> Any:
+    """Check a certificate file with the independent checker (``certdp verify``)."""
+    from certdp.certificates import verify as _verify  # noqa: PLC0415
+
+    return _verify(path)
+
+
+__all__ = ["mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "delta_mu", "mu_gdp", "eps_gdp",
+           "tradeoff_mu", "adp_to_prdp", "verify", "Answer", "GDPAnswer", "Enclosure"]
