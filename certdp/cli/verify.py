@@ -25,7 +25,8 @@ def _run(args: argparse.Namespace) -> int:
     def human() -> str:
         c = res.claim
         head = ", ".join(f"{k} = {v}" for k, v in c.items() if k not in ("kind", "mechanism", "assumptions"))
-        return f"{res}\nclaim: {c['kind']} for {c['mechanism']} ({head})"
+        about = f"for {c['mechanism']}" if c['mechanism'] is not None else "(no mechanism)"
+        return f"{res}\nclaim: {c['kind']} {about} ({head})"
 
     emit(args, human, res.to_json())
     # a claim valid only under unproved hypotheses is not an unconditional yes
