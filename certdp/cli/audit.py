@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag
-from certdp.errors import InputError
+from certdp.errors import InputError, check_budget
 
 
 def _one(args: tuple) -> object:
@@ -87,12 +86,11 @@ def _run(args: argparse.Namespace) -> int:
     if want:
         out_dir = _prepare_dir(args.certificates)
     work = [(c, want) for c in claims]
-    show_progress = sys.stderr.isatty() and not args.json
     found: dict[int, object] = {}
 
     def done(i: int, v: object) -> None:
-        if show_progress:
-            print(f"\r[{len(found) + 1}/{len(work)}] {_printable(v.id)}".ljust(70), end="", file=sys.stderr, flush=True)
+        # the shared heartbeat: budget, and progress on stderr (--progress/--quiet)
+        check_budget("auditing claims", len(found) + 1, len(work))
         if want and v.certificate is not None:
             _write_certificate(out_dir, v.id, v.certificate)  # as soon as the claim is decided
         found[i] = v
@@ -106,8 +104,6 @@ def _run(args: argparse.Namespace) -> int:
     with executor(args.jobs, args.dask) as (ex, workers):
         run_tasks(_one, ((i, (w,)) for i, w in enumerate(work)), done, lost, ex, window_for(workers, args.dask is not None))
     verdicts = [found[i] for i in range(len(work))]  # in file order, whatever order they finished in
-    if show_progress:
-        print(file=sys.stderr)
     if args.json:
         print(json.dumps({"claims": [v.to_json() for v in verdicts]}))
     else:
