@@ -221,6 +221,18 @@ def certified_root(
     return lo, hi
 
 
+#: Relative accuracy every root gets at least (tiny results keep their digits).
+RELATIVE_BITS = 40
+
+
+def _relative(width: Fraction, guess: float) -> Fraction:
+    """The absolute width asked for, narrowed to 2^-40 of the (float-guessed)
+    root's size so that a tiny root (μ ≈ 1e-300) is not reported as [0, 1e-12]."""
+    if guess > 0 and math.isfinite(guess):
+        return min(width, _dyadic(guess) / 2**RELATIVE_BITS)
+    return width
+
+
 def _check_width(width: object) -> Fraction:
     return check_positive(width, "width")
 
@@ -273,11 +285,13 @@ def mu_from_eps_delta(
     """
     e, d, w = _check_eps(eps), _check_delta(delta), _check_width(width)
     guess, lower = _mu_guess(e, d, float(w))
+    if e == 0 and d < Fraction(1, 10**8):
+        guess = float(d) * math.sqrt(2 * math.pi)  # δ_μ(0) = 2Φ(μ/2) − 1 ≈ μ/√(2π) for tiny μ (search only)
 
     def sign_at(mu: Fraction) -> int:
         return certified_sign(lambda bits: delta_mu_adaptive(mu, e, bits), d, "mu_from_eps_delta")
 
-    lo, hi = certified_root(sign_at, _dyadic(guess), w, Fraction(0), _dyadic(2 * guess + 1))
+    lo, hi = certified_root(sign_at, _dyadic(guess), _relative(w, guess), Fraction(0), _dyadic(2 * guess + 1))
     return Enclosure.hull(Enclosure.exact(lo), Enclosure.exact(hi))
 
 
