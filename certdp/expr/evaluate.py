@@ -30,6 +30,7 @@ precision into :class:`~certdp.errors.PrecisionError`.
 from __future__ import annotations
 
 import functools
+import operator
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
@@ -42,11 +43,10 @@ from certdp.numerics.ball import digits_to_bits, exact_ball, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball
-from certdp.expr.logic import junction, negation
+from certdp.expr.compiler import Compiler
 
 Args = Sequence[arb]
 Node = Callable[[Args], arb]
-Cond = Callable[[Args], "bool | None"]  # True / False / None (undecided)
 
 #: A ball whose relative accuracy is below this many bits counts as "wide":
 #: monotone functions are then evaluated at its endpoints.
@@ -303,32 +303,61 @@ def _rational_node(q: Fraction) -> Node:
     return node
 
 
-_UNARY: dict[type, Callable[[arb], arb]] = {
-    sympy.exp: exp_ball,
-    sympy.log: log_ball,
-    sympy.erf: erf_ball,
-    sympy.erfc: erfc_ball,
-    sympy.Abs: abs_ball,
-    sympy.Heaviside: heaviside_ball,
-    sympy.sign: sign_ball,
-}
+def _compare(x: arb, y: arb, op: str) -> bool | None:
+    """Three-valued ``x op y`` for all points of the balls."""
+    if op == "<":
+        return True if x < y else False if x >= y else None
+    if op == "<=":
+        return True if x <= y else False if x > y else None
+    if op == ">":
+        return True if x > y else False if x <= y else None
+    if op == ">=":
+        return True if x >= y else False if x < y else None
+    eq = True if (x.is_exact() and y.is_exact() and x == y) else False if (x < y or x > y) else None
+    if op == "==":
+        return eq
+    return None if eq is None else not eq
 
 
-class _Compiler:
-    def __init__(self, variables: Sequence[sympy.Symbol]):
-        self.index = {v: i for i, v in enumerate(variables)}
+class BallBackend:
+    """The :class:`certdp.expr.compiler.Compiler` backend of ``arb`` balls:
+    a compiled function takes a tuple of balls (one per variable)."""
 
-    def node(self, e: sympy.Basic) -> Node:
-        if not e.free_symbols and isinstance(e, sympy.Expr) and e.args:
-            return self.constant(e)
-        return self.node_general(e)
+    verb = "evaluate"
+    unary: dict[type, Callable[[arb], arb]] = {
+        sympy.exp: exp_ball,
+        sympy.log: log_ball,
+        sympy.erf: erf_ball,
+        sympy.erfc: erfc_ball,
+        sympy.Abs: abs_ball,
+        sympy.Heaviside: heaviside_ball,
+        sympy.sign: sign_ball,
+    }
+    add = staticmethod(operator.add)
+    mul = staticmethod(operator.mul)
+    inv = staticmethod(lambda x: 1 / x)
+    int_pow = staticmethod(int_pow_ball)
+    rational_pow = staticmethod(rational_pow_ball)
+    general_pow = staticmethod(general_pow_ball)
+    max2 = staticmethod(max_ball)
+    min2 = staticmethod(min_ball)
+    compare = staticmethod(_compare)
+    hull = staticmethod(hull)
+    undecided = staticmethod(lambda x: x)
+    nothing = staticmethod(nan_ball)
+    lift = staticmethod(lambda x: x)
+    condition_env = staticmethod(lambda a: a)  # conditions see the same balls
 
-    def node_general(self, e: sympy.Basic) -> Node:
-        if isinstance(e, sympy.Symbol):
-            if e not in self.index:
-                raise InputError(f"expression has a free variable {e} that was not given a value")
-            i = self.index[e]
-            return lambda a: a[i]
+    @property
+    def constants(self) -> "BallBackend":
+        return self
+
+    @staticmethod
+    def variable(index: int) -> Node:
+        return lambda a: a[index]
+
+    @staticmethod
+    def atom(e: sympy.Basic) -> Node | None:
         if e.is_Rational:
             return _rational_node(Fraction(int(e.p), int(e.q)))
         if isinstance(e, sympy.Float):
@@ -341,139 +370,16 @@ class _Compiler:
             return lambda _a: arb.pos_inf()
         if e is sympy.S.NegativeInfinity:
             return lambda _a: arb.neg_inf()
-        if isinstance(e, sympy.Add):
-            return self.add([self.node(t) for t in e.args])
-        if isinstance(e, sympy.Mul):
-            return self.mul([self.node(t) for t in e.args])
-        if isinstance(e, sympy.Pow):
-            return self.pow(e)
-        if isinstance(e, (sympy.Max, sympy.Min)):
-            f = max_ball if isinstance(e, sympy.Max) else min_ball
-            nodes = [self.node(t) for t in e.args]
+        return None
 
-            def minmax(a: Args) -> arb:
-                r = nodes[0](a)
-                for n in nodes[1:]:
-                    r = f(r, n(a))
-                return r
 
-            return minmax
-        if isinstance(e, sympy.Piecewise):
-            return self.piecewise(e)
-        fn = _UNARY.get(type(e))
-        if fn is not None and len(e.args) == 1:
-            inner = self.node(e.args[0])
-            return lambda a: fn(inner(a))
-        raise InputError(f"cannot evaluate {type(e).__name__} in {e}: unsupported in certified evaluation")
-
-    def constant(self, e: sympy.Expr) -> Node:
-        """A constant subtree (sqrt(2), log(3)/2, ...): evaluated once per precision."""
-        inner = self.node_general(e)
-        cache: dict[int, arb] = {}
-
-        def const(_a: Args) -> arb:
-            p = ctx.prec
-            b = cache.get(p)
-            if b is None:
-                b = cache[p] = inner(())
-            return b
-
-        return const
-
-    @staticmethod
-    def add(nodes: list[Node]) -> Node:
-        if len(nodes) == 2:
-            f, g = nodes
-            return lambda a: f(a) + g(a)
-
-        def add(a: Args) -> arb:
-            r = nodes[0](a)
-            for n in nodes[1:]:
-                r = r + n(a)
-            return r
-
-        return add
-
-    @staticmethod
-    def mul(nodes: list[Node]) -> Node:
-        if len(nodes) == 2:
-            f, g = nodes
-            return lambda a: f(a) * g(a)
-
-        def mul(a: Args) -> arb:
-            r = nodes[0](a)
-            for n in nodes[1:]:
-                r = r * n(a)
-            return r
-
-        return mul
-
-    def pow(self, e: sympy.Pow) -> Node:
-        base, ex = e.args
-        b = self.node(base)
-        if ex.is_Integer:
-            n = int(ex)
-            if n == -1:
-                return lambda a: 1 / b(a)
-            return lambda a: int_pow_ball(b(a), n)
-        if ex.is_Rational:
-            p, q = int(ex.p), int(ex.q)
-            return lambda a: rational_pow_ball(b(a), p, q)
-        x = self.node(ex)
-        return lambda a: general_pow_ball(b(a), x(a))
-
-    def piecewise(self, e: sympy.Piecewise) -> Node:
-        branches = [(self.node(pair.expr), self.cond(pair.cond)) for pair in e.args]
-
-        def piecewise(a: Args) -> arb:
-            result = None
-            for value, cond in branches:
-                c = cond(a)
-                if c is False:
-                    continue
-                v = value(a)
-                result = v if result is None else hull(result, v)
-                if c is True:
-                    return result
-            return nan_ball()  # some point may have no applicable branch
-
-        return piecewise
-
-    def cond(self, c: sympy.Basic) -> Cond:
-        if c is sympy.true:
-            return lambda _a: True
-        if c is sympy.false:
-            return lambda _a: False
-        if isinstance(c, sympy.core.relational.Relational) and c.rel_op in ("<", "<=", ">", ">=", "==", "!="):
-            lhs, rhs = self.node(c.lhs), self.node(c.rhs)
-            op = c.rel_op
-
-            def rel(a: Args) -> bool | None:
-                x, y = lhs(a), rhs(a)
-                if op == "<":
-                    return True if x < y else False if x >= y else None
-                if op == "<=":
-                    return True if x <= y else False if x > y else None
-                if op == ">":
-                    return True if x > y else False if x <= y else None
-                if op == ">=":
-                    return True if x >= y else False if x < y else None
-                eq = True if (x.is_exact() and y.is_exact() and x == y) else False if (x < y or x > y) else None
-                if op == "==":
-                    return eq
-                return None if eq is None else not eq
-
-            return rel
-        if isinstance(c, (sympy.And, sympy.Or)):
-            return junction([self.cond(t) for t in c.args], isinstance(c, sympy.And))
-        if isinstance(c, sympy.Not):
-            return negation(self.cond(c.args[0]))
-        raise InputError(f"unsupported condition {c} in a Piecewise")
+#: The ball number context (one instance; stateless).
+BALLS = BallBackend()
 
 
 @functools.lru_cache(maxsize=512)
 def _compiled(expr: sympy.Basic, variables: tuple[sympy.Symbol, ...]) -> Node:
-    return _Compiler(variables).node(expr)
+    return Compiler(BALLS, variables).node(expr)
 
 
 def compile_ball(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> Callable[..., arb]:

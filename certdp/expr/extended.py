@@ -28,12 +28,12 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 import sympy
-from flint import arb, ctx, fmpq
+from flint import arb, fmpq
 
 from certdp.errors import InputError
-from certdp.expr.evaluate import _erf1, _erfc1, _exp1, _log1
+from certdp.expr.compiler import Compiler
+from certdp.expr.evaluate import BALLS, _erf1, _erfc1, _exp1, _log1
 from certdp.numerics.ball import exact_ball
-from certdp.expr.logic import junction, negation
 
 Interval = tuple  # (lo: arb, hi: arb), exact endpoints
 ADPair = tuple  # (value: Interval, derivative: Interval)
@@ -255,235 +255,165 @@ def less(a: Interval, b: Interval, strict: bool) -> bool | None:
     return None
 
 
-def _const(e: sympy.Basic) -> Interval:
-    from certdp.numerics.exact import exact
-
-    if e.is_Rational:
-        return point(Fraction(int(e.p), int(e.q)))
-    if isinstance(e, sympy.Float):
-        return point(exact(e, "number"))
-    if e is sympy.pi:
-        return from_ball(arb.pi())
-    if e is sympy.E:
-        return from_ball(arb.const_e())
-    if e is sympy.oo:
-        return (POS_INF, POS_INF)
-    if e is sympy.S.NegativeInfinity:
-        return (NEG_INF, NEG_INF)
-    from certdp.expr.evaluate import compile_ball  # noqa: PLC0415
-
-    return from_ball(compile_ball(e, [])())
+# ---------------------------------------------------------------------------
+# the backend: (value, derivative) pairs of intervals
+# ---------------------------------------------------------------------------
 
 
-ADNode = Callable[[Interval, Interval], ADPair]
+def _two_over_sqrt_pi() -> Interval:
+    return from_ball(2 / arb.pi().sqrt())
 
 
-class _ADCompiler:
-    """Compile a sympy expression in ``var`` to ``f(x, rep) -> (value, derivative)``."""
+def _exp_ad(a: ADPair) -> ADPair:
+    u, du = a
+    v = exp(u)
+    return (v, mul(v, du))
 
-    def __init__(self, var: sympy.Symbol):
-        self.var = var
 
-    def node(self, e: sympy.Basic) -> ADNode:
-        if e == self.var:
-            return lambda x, rep: (x, ONE)
-        if isinstance(e, sympy.Symbol):
-            raise InputError(f"expression has a free variable {e} besides {self.var}")
-        if not e.free_symbols:
-            # constant subtree: one ball evaluation per precision
-            c = e
-            cache: dict = {}
+def _log_ad(a: ADPair) -> ADPair:
+    u, du = a
+    return (log(u), mul(du, inv(u)))
 
-            def const(x: Interval, rep: Interval) -> ADPair:
-                v = cache.get(ctx.prec)
-                if v is None:
-                    v = cache[ctx.prec] = _const(c)
-                return (v, ZERO)
 
-            return const
-        if isinstance(e, sympy.Add):
-            nodes = [self.node(t) for t in e.args]
+def _erf_ad(a: ADPair) -> ADPair:
+    u, du = a
+    return (erf(u), mul(mul(_two_over_sqrt_pi(), exp(neg(int_pow(u, 2)))), du))
 
-            def add_(x: Interval, rep: Interval) -> ADPair:
-                v, d = nodes[0](x, rep)
-                for n in nodes[1:]:
-                    v2, d2 = n(x, rep)
-                    v = add(v, v2)
-                    d = d if d2 is ZERO else d2 if d is ZERO else add(d, d2)
-                return (v, d)
 
-            return add_
-        if isinstance(e, sympy.Mul):
-            nodes = [self.node(t) for t in e.args]
+def _erfc_ad(a: ADPair) -> ADPair:
+    u, du = a
+    return (erfc(u), neg(mul(mul(_two_over_sqrt_pi(), exp(neg(int_pow(u, 2)))), du)))
 
-            def mul_(x: Interval, rep: Interval) -> ADPair:
-                v, d = nodes[0](x, rep)
-                for n in nodes[1:]:
-                    v2, d2 = n(x, rep)
-                    if d2 is ZERO:
-                        d = mul(d, v2)
-                    elif d is ZERO:
-                        d = mul(v, d2)
-                    else:
-                        d = add(mul(d, v2), mul(v, d2))
-                    v = mul(v, v2)
-                return (v, d)
 
-            return mul_
-        if isinstance(e, sympy.Pow):
-            return self.pow(e)
-        if isinstance(e, (sympy.exp, sympy.log, sympy.erf, sympy.erfc)):
-            return self.unary(e)
-        if isinstance(e, sympy.Abs):
-            inner = self.node(e.args[0])
+def _abs_ad(a: ADPair) -> ADPair:
+    v, d = a
+    if v[0] >= 0:
+        return (v, d)
+    if v[1] <= 0:
+        return (neg(v), neg(d))
+    return (abs_(v), hull(d, neg(d)))  # Clarke: hull of the one-sided derivatives
 
-            def abs_node(x: Interval, rep: Interval) -> ADPair:
-                v, d = inner(x, rep)
-                if v[0] >= 0:
-                    return (v, d)
-                if v[1] <= 0:
-                    return (neg(v), neg(d))
-                return (abs_(v), hull(d, neg(d)))
 
-            return abs_node
-        if isinstance(e, (sympy.Max, sympy.Min)):
-            nodes = [self.node(t) for t in e.args]
-            is_max = isinstance(e, sympy.Max)
+def _extremum_ad(a: ADPair, b: ADPair, is_max: bool) -> ADPair:
+    (v, d), (v2, d2) = a, b
+    if less(v2, v, strict=True) if is_max else less(v, v2, strict=True):
+        return a
+    if less(v, v2, strict=True) if is_max else less(v2, v, strict=True):
+        return b
+    return (max2(v, v2) if is_max else min2(v, v2)), hull(d, d2)
 
-            def minmax(x: Interval, rep: Interval) -> ADPair:
-                v, d = nodes[0](x, rep)
-                for n in nodes[1:]:
-                    v2, d2 = n(x, rep)
-                    first = less(v2, v, strict=True) if is_max else less(v, v2, strict=True)
-                    second = less(v, v2, strict=True) if is_max else less(v2, v, strict=True)
-                    if first:
-                        continue
-                    if second:
-                        v, d = v2, d2
-                        continue
-                    v, d = (max2(v, v2) if is_max else min2(v, v2)), hull(d, d2)
-                return (v, d)
 
-            return minmax
-        if isinstance(e, sympy.Piecewise):
-            return self.piecewise(e)
-        raise InputError(f"cannot differentiate {type(e).__name__} in {e} in certified evaluation")
+class DerivativeBackend:
+    """The :class:`certdp.expr.compiler.Compiler` backend of (value, derivative)
+    interval pairs: a compiled function takes ``(x, rep)`` — the interval of
+    the variable and the interval on which Piecewise conditions are decided."""
 
-    def unary(self, e: sympy.Basic) -> ADNode:
-        inner = self.node(e.args[0])
-        two_over_sqrt_pi = sympy.Integer(2) / sympy.sqrt(sympy.pi)
-        c = self.node(two_over_sqrt_pi)
+    verb = "differentiate"
+    unary = {sympy.exp: _exp_ad, sympy.log: _log_ad, sympy.erf: _erf_ad,
+             sympy.erfc: _erfc_ad, sympy.Abs: _abs_ad}
 
-        if isinstance(e, sympy.exp):
+    @property
+    def constants(self) -> object:
+        return BALLS
 
-            def f(x: Interval, rep: Interval) -> ADPair:
-                u, du = inner(x, rep)
-                v = exp(u)
-                return (v, mul(v, du))
+    @staticmethod
+    def lift(ball: arb) -> ADPair:
+        return (from_ball(ball), ZERO)
 
-        elif isinstance(e, sympy.log):
+    @staticmethod
+    def atom(e: sympy.Basic) -> None:
+        return None  # constants are evaluated by the ball backend and lifted
 
-            def f(x: Interval, rep: Interval) -> ADPair:
-                u, du = inner(x, rep)
-                return (log(u), mul(du, inv(u)))
+    @staticmethod
+    def variable(index: int) -> Callable[[tuple], ADPair]:
+        if index != 0:  # pragma: no cover - compile_interval_ad has one variable
+            raise InputError("interval differentiation takes one variable")
+        return lambda env: (env[0], ONE)
 
+    @staticmethod
+    def condition_env(env: tuple) -> tuple:
+        return (env[1], env[1])
+
+    @staticmethod
+    def add(a: ADPair, b: ADPair) -> ADPair:
+        (v, d), (v2, d2) = a, b
+        return (add(v, v2), d if d2 is ZERO else d2 if d is ZERO else add(d, d2))
+
+    @staticmethod
+    def mul(a: ADPair, b: ADPair) -> ADPair:
+        (v, d), (v2, d2) = a, b
+        if d2 is ZERO:
+            dd = mul(d, v2)
+        elif d is ZERO:
+            dd = mul(v, d2)
         else:
-            sign = 1 if isinstance(e, sympy.erf) else -1
-            fn = erf if sign == 1 else erfc
+            dd = add(mul(d, v2), mul(v, d2))
+        return (mul(v, v2), dd)
 
-            def f(x: Interval, rep: Interval) -> ADPair:
-                u, du = inner(x, rep)
-                k = c(x, rep)[0]
-                dens = mul(k, exp(neg(int_pow(u, 2))))
-                d = mul(dens, du)
-                return (fn(u), d if sign == 1 else neg(d))
+    @staticmethod
+    def int_pow(a: ADPair, n: int) -> ADPair:
+        u, du = a
+        return (int_pow(u, n), mul(mul(point(Fraction(n)), int_pow(u, n - 1)), du))
 
-        return f
+    @classmethod
+    def inv(cls, a: ADPair) -> ADPair:
+        return cls.int_pow(a, -1)
 
-    def pow(self, e: sympy.Pow) -> ADNode:
-        base, ex = e.args
-        b = self.node(base)
-        if ex.is_Integer:
-            n = int(ex)
-            nn = point(Fraction(n))
+    @staticmethod
+    def rational_pow(a: ADPair, p: int, q: int) -> ADPair:
+        u, du = a
+        return (rational_pow(u, p, q), mul(mul(point(Fraction(p, q)), rational_pow(u, p - q, q)), du))
 
-            def ipow(x: Interval, rep: Interval) -> ADPair:
-                u, du = b(x, rep)
-                return (int_pow(u, n), mul(mul(nn, int_pow(u, n - 1)), du))
+    @staticmethod
+    def general_pow(a: ADPair, b: ADPair) -> ADPair:
+        (u, du), (w, dw) = a, b
+        lu = log(u)
+        v = exp(mul(w, lu))
+        return (v, mul(v, add(mul(dw, lu), mul(w, mul(du, inv(u))))))
 
-            return ipow
-        if ex.is_Rational:
-            p, q = int(ex.p), int(ex.q)
-            rr = Fraction(p, q)
+    @staticmethod
+    def max2(a: ADPair, b: ADPair) -> ADPair:
+        return _extremum_ad(a, b, True)
 
-            def rpow(x: Interval, rep: Interval) -> ADPair:
-                u, du = b(x, rep)
-                return (rational_pow(u, p, q), mul(mul(point(rr), rational_pow(u, p - q, q)), du))
+    @staticmethod
+    def min2(a: ADPair, b: ADPair) -> ADPair:
+        return _extremum_ad(a, b, False)
 
-            return rpow
-        g = self.node(ex)
+    @staticmethod
+    def compare(a: ADPair, b: ADPair, op: str) -> bool | None:
+        x, y = a[0], b[0]
+        if op == "<":
+            return less(x, y, strict=True)
+        if op == "<=":
+            return less(x, y, strict=False)
+        if op == ">":
+            return less(y, x, strict=True)
+        if op == ">=":
+            return less(y, x, strict=False)
+        return None  # (in)equality of intervals: never decided here
 
-        def gpow(x: Interval, rep: Interval) -> ADPair:
-            u, du = b(x, rep)
-            w, dw = g(x, rep)
-            lu = log(u)
-            v = exp(mul(w, lu))
-            return (v, mul(v, add(mul(dw, lu), mul(w, mul(du, inv(u))))))
+    @staticmethod
+    def hull(a: ADPair, b: ADPair) -> ADPair:
+        return (hull(a[0], b[0]), UNKNOWN)  # a switch (possibly a jump) may lie inside
 
-        return gpow
+    @staticmethod
+    def undecided(a: ADPair) -> ADPair:
+        return (a[0], UNKNOWN)
 
-    def piecewise(self, e: sympy.Piecewise) -> ADNode:
-        branches = [(self.node(pair.expr), self.cond(pair.cond)) for pair in e.args]
+    @staticmethod
+    def nothing() -> ADPair:
+        return (UNKNOWN, UNKNOWN)
 
-        def pw(x: Interval, rep: Interval) -> ADPair:
-            v = d = None
-            for value, cond in branches:
-                c = cond(rep)
-                if c is False:
-                    continue
-                bv, bd = value(x, rep)
-                if v is None:
-                    v, d = bv, bd
-                else:
-                    v, d = hull(v, bv), UNKNOWN
-                if c is True:
-                    return (v, d)
-                d = UNKNOWN  # undecided: a switch (possibly a jump) may lie inside
-            return (UNKNOWN, UNKNOWN)
 
-        return pw
-
-    def cond(self, c: sympy.Basic) -> Callable[[Interval], "bool | None"]:
-        if c is sympy.true:
-            return lambda rep: True
-        if c is sympy.false:
-            return lambda rep: False
-        if isinstance(c, sympy.core.relational.Relational) and c.rel_op in ("<", "<=", ">", ">="):
-            lhs, rhs = self.node(c.lhs), self.node(c.rhs)
-            op = c.rel_op
-
-            def rel(rep: Interval) -> bool | None:
-                a, b = lhs(rep, rep)[0], rhs(rep, rep)[0]
-                if op == "<":
-                    return less(a, b, strict=True)
-                if op == "<=":
-                    return less(a, b, strict=False)
-                if op == ">":
-                    return less(b, a, strict=True)
-                return less(b, a, strict=False)
-
-            return rel
-        if isinstance(c, (sympy.And, sympy.Or)):
-            return junction([self.cond(t) for t in c.args], isinstance(c, sympy.And))
-        if isinstance(c, sympy.Not):
-            return negation(self.cond(c.args[0]))
-        raise InputError(f"unsupported condition {c} in a Piecewise")
+#: The extended-interval / forward-derivative number context.
+DERIVATIVES = DerivativeBackend()
 
 
 def compile_interval_ad(expr: sympy.Expr, var: sympy.Symbol) -> Callable[[Interval, Interval], ADPair]:
     """``f(x, rep) -> (value, derivative)`` enclosures of ``expr`` and
     ``d expr / d var`` over the interval ``x`` (conditions decided on ``rep``)."""
-    return _ADCompiler(var).node(expr)
+    root = Compiler(DERIVATIVES, (var,)).node(expr)
+    return lambda x, rep: root((x, rep))
 
 
 def interval(a: Fraction, b: Fraction | None) -> Interval:

@@ -361,19 +361,24 @@ def _tail_range_threshold(d: sympy.Expr, eps: sympy.Symbol, s: int,
                           limit_of: Callable[[sympy.Expr], sympy.Expr], hints: tuple = (),
                           eventual_sign: Callable[[sympy.Expr], int] | None = None) -> Fraction | None:
     def ok(t: Fraction) -> bool:
-        for p in _PRECS[:2]:
+        """Does the tail range on [t, ∞) certify the sign s?  (False when it
+        certainly cannot tell; the one decision loop raises the precision
+        while it is merely undecided.)"""
+        def test(_prec: int) -> bool | None:
             try:
-                with working_precision(p):
-                    r = tail_range(d, eps, to_ball(t), limit_of, True, eventual_sign)
+                r = tail_range(d, eps, to_ball(t), limit_of, True, eventual_sign)
             except Undecided:
                 return False
             if r is None:
                 return False
-            if s > 0 and r[0] is not None and r[0] >= 0:
+            if (s > 0 and r[0] is not None and r[0] >= 0) or (s < 0 and r[1] is not None and r[1] <= 0):
                 return True
-            if s < 0 and r[1] is not None and r[1] <= 0:
-                return True
-        return False
+            return None
+
+        try:
+            return decide(test, start=_PRECS[0], cap=_PRECS[1], what=f"the tail sign of {d} from {t}")
+        except PrecisionError:
+            return False
 
     for h in hints:  # earlier certified thresholds (e.g. where a branch vanishes)
         if isinstance(h, sympy.Rational) and h >= 0:
