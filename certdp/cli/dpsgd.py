@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also report certified μ (GDP except a residual), regret and strict tail μ")
     p.add_argument("--residual", default="1e-10",
                    help="target residual η for the GDP report (default 1e-10)")
-    p.add_argument("--grid", default="1/1024", help="loss grid step h (default 1/1024)")
+    p.add_argument("--grid", default=None,
+                   help="loss grid step h (default: 1/1024, widened by powers of 2 for tiny σ so that one "
+                        "step's loss range needs at most 2^16 grid points)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret computation")
     p.add_argument("--upper-only", action="store_true",
                    help="certified upper bound only (faster; lower end reported as 0)")

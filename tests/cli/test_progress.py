@@ -54,6 +54,12 @@ def test_budget_stops_a_huge_composition_with_one_line(capsys):
 
 
 def test_grid_cap_for_a_tiny_noise(capsys):
-    rc = main(["dpsgd", "--noise", "191/72770", "--sample-rate", "191/72770", "--steps", "2", "--delta", "1e-5"])
+    """A grid the user fixes too fine for σ = 0.0026 (loss range ~ 73,000) hits the
+    documented cap with a hint; the automatic grid widens h and answers."""
+    argv = ["dpsgd", "--noise", "191/72770", "--sample-rate", "191/72770", "--steps", "2", "--delta", "1e-5"]
+    rc = main(argv + ["--grid", "1/1024"])
     err = capsys.readouterr().err
     assert rc == 1 and "more than the cap" in err and "--grid" in err
+    rc = main(argv)
+    out = capsys.readouterr().out
+    assert rc == 0 and "h = 2" in out

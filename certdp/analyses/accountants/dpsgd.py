@@ -32,7 +32,7 @@ from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
 #: Default loss-grid step (dyadic, ≈ 1e-3).
-DEFAULT_H = Fraction(1, 1024)
+DEFAULT_H = None  # automatic: PLDAccountant.h
 
 
 @dataclass(frozen=True)

@@ -134,16 +134,21 @@ class MixturePair:
         return (lim, math.inf) if self.sign > 0 else (-math.inf, -lim)
 
     def x_of_loss_f(self, w: float) -> float:
-        """The x with L(x) = w (w inside the loss range)."""
+        """The x with L(x) = w; ∓inf when w is (by float rounding) at or beyond
+        the lower/upper end of the loss range (a search guide, never a proof)."""
         s2 = float(self.sigma) ** 2
         q = float(self.q)
         u = w if self.sign > 0 else -w
         # 1 - q + q e^t = e^u  ->  t = log((e^u - 1 + q)/q)
         if self.q == 1:
             t = u
+        elif u > 700:  # e^u overflows: t = u - log q + log1p((q - 1) e^{-u})
+            t = u - math.log(q) + math.log1p((q - 1) * math.exp(-u))
         else:
-            em1 = math.expm1(u)
-            t = math.log((em1 + q) / q)
+            arg = (math.expm1(u) + q) / q
+            if not arg > 0:
+                return -math.inf if self.sign > 0 else math.inf
+            t = math.log(arg)
         return self.sign * (t * s2 + 0.5) if self.sign > 0 else -(t * s2 + 0.5)
 
     def x_quantiles_f(self, z: float) -> tuple[float, float]:
@@ -637,7 +642,9 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
     while w0 <= lr[0]:
         k += 1
         w0 = k * hf - hf / 2
-    b = pair.x_of_loss_f(w0)
+    b = pair.x_of_loss_f(w0) if w0 < lr[1] else lo_x
+    if not math.isfinite(b):  # the whole quantile range sits at one end of the loss range
+        b = lo_x
     bounds = [b]
     eta = 1e-11
     while b < hi_x:
@@ -763,6 +770,12 @@ def supports(mechanism: object) -> bool:
     return True
 
 
+#: The default loss grid step (widened automatically for tiny σ, see PLDAccountant.h).
+DEFAULT_H = Fraction(1, 1024)
+#: The automatic grid keeps one step's loss range within this many grid points.
+AUTO_GRID_POINTS = 2**16
+
+
 class PLDAccountant(Accountant):
     """Certified PLD accountant (see module doc).
 
@@ -770,11 +783,11 @@ class PLDAccountant(Accountant):
     ``bits`` — fixed-point bits (default chosen from the grid size and τ).
     """
 
-    def __init__(self, h: object = Fraction(1, 1024), tau: object = Fraction(1, 10**14),
+    def __init__(self, h: object | None = None, tau: object = Fraction(1, 10**14),
                  bits: int | None = None, lower: bool = True,
                  items: tuple[tuple[SubsampledGaussian, int], ...] = ()) -> None:
-        self.h = exact(h, "h")
-        if self.h <= 0:
+        self.h_given = None if h is None else exact(h, "h")
+        if self.h_given is not None and self.h_given <= 0:
             raise InputError(f"grid step h must be > 0, got {h!r}")
         self.tau = exact(tau, "tau")
         if not 0 <= self.tau < 1:
@@ -787,8 +800,24 @@ class PLDAccountant(Accountant):
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
         m, k = as_subsampled_gaussian(mechanism)
-        return PLDAccountant(self.h, self.tau, self.bits, self.with_lower,
+        return PLDAccountant(self.h_given, self.tau, self.bits, self.with_lower,
                              self.items + ((m, k * count),))
+
+    @property
+    def h(self) -> Fraction:
+        """The loss grid step: as given, else :data:`DEFAULT_H` widened by powers
+        of 2 until one step's loss range needs at most :data:`AUTO_GRID_POINTS`
+        points (a small σ has a loss range ~1/(2σ²): at σ = 0.01, 5,000 wide).
+        Any grid is sound; the width of ε grows roughly like (steps)·h."""
+        if self.h_given is not None:
+            return self.h_given
+        z = Fraction(self._z())
+        span = max(((1 + 2 * z * m.sigma) / (2 * m.sigma**2) + 1 for m, _ in self.items), default=Fraction(0))
+        ratio = span / (AUTO_GRID_POINTS * DEFAULT_H)  # exact: σ may be 1e-300
+        if ratio <= 1:
+            return DEFAULT_H
+        k = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1)  # 2^k >= ratio
+        return DEFAULT_H * 2**k
 
     # -- computation ------------------------------------------------------
     def _bits_for(self) -> int:
