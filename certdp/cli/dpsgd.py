@@ -61,15 +61,19 @@ def _run(args: argparse.Namespace) -> int:
                 two_sided=not args.upper_only)
 
     def human() -> str:
-        lines = [f"DP-SGD: σ = {args.noise}, q = {args.sample_rate}, T = {res.steps} "
-                 f"(certified PLD accountant, h = {res.settings['h']}, {res.seconds:.2f} s)"]
+        how = (f"certified PLD accountant, h = {res.settings['h']}" if "h" in res.settings
+               else f"exact route — {res.settings['route']}")
+        lines = [f"DP-SGD: σ = {args.noise}, q = {args.sample_rate}, T = {res.steps} ({how}, {res.seconds:.2f} s)"]
         if res.eps is not None:
             lines.append(f"  at δ = {args.delta}: ε ∈ {res.eps}")
         if res.delta is not None:
             lines.append(f"  at ε = {args.eps}: δ ∈ {res.delta}")
         if res.mu is not None:
-            lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η <= {res.residual.hi_str(6)}")
-            lines.append(f"    proved: δ(ε) <= δ_μ(ε) + η for all ε >= 0 with μ = {res.mu.hi_str(8)}")
+            if res.residual.hi == 0:
+                lines.append(f"  strict μ-GDP (no residual): μ ∈ {res.mu}, the trade-off curve is exactly f_μ")
+            else:
+                lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η <= {res.residual.hi_str(6)}")
+                lines.append(f"    proved: δ(ε) <= δ_μ(ε) + η for all ε >= 0 with μ = {res.mu.hi_str(8)}")
             lines.append(f"  strict GDP: μ >= √T/σ ∈ {res.strict_mu_at_least} (tail, Liu et al. 2022 Thm 4.4)")
             if res.regret is not None:
                 lines.append(f"  regret Δ(f, f_μ) of μ = {res.mu.hi_str(8)}: {res.regret}")

@@ -100,6 +100,8 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     t0 = time.perf_counter()
     if mu and not two_sided:
         raise InputError("the GDP report needs both bounds (two_sided=True)")
+    if q == 1:
+        return _full_batch(s, T, delta=delta, eps=eps, mu=mu, t0=t0)
     acc = PLDAccountant(h=h, tau=tau, lower=two_sided).compose(SubsampledGaussian(s, q), T)
     kw: dict = {}
     if delta is not None:
@@ -114,6 +116,34 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
                   advantage=rep.advantage, strict_mu_at_least=strict_mu_lower(s, T))
     settings = {"h": str(acc.h), "tau": str(acc.tau), "bits": acc._compute()["bits"]}
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, **kw)
+
+
+def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0: float) -> DPSGDResult:
+    """Rate 1 is no subsampling: T Gaussian steps compose to a trade-off curve
+    that is exactly Gaussian with μ = √T/σ (Dong, Roth & Su 2022, "Gaussian
+    differential privacy", Cor. 2), answered by the closed-form profile δ_μ —
+    no grid, no residual, regret 0, advantage 2Φ(μ/2) − 1."""
+    from certdp.analyses.dispatch import delta_of, eps_of  # noqa: PLC0415
+    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+    from certdp.numerics.normal import Phi_ball  # noqa: PLC0415
+
+    mech = Compose(Gaussian(sigma=s), k=T)
+    kw: dict = {}
+    if delta is not None:
+        kw["eps"] = eps_of(mech, delta).enclosure
+    else:
+        kw["delta"] = delta_of(mech, eps).enclosure
+    if mu:
+        m = strict_mu_lower(s, T)
+        with working_precision(256):
+            b = (1 - 2 * Phi_ball(-m.lo / 2)).union(1 - 2 * Phi_ball(-m.hi / 2))
+            hi = b.upper()
+            adv = Enclosure(b.lower(), arb(1) if hi > 1 else hi)  # an advantage is < 1
+        zero = Enclosure.exact(0)
+        kw.update(mu=m, residual=zero, regret=zero, advantage=adv, strict_mu_at_least=m)
+    settings = {"name": "exact-gdp", "route": "full batch: the composition of T Gaussians is exactly (√T/σ)-GDP"}
+    return DPSGDResult(s, Fraction(1), T, seconds=time.perf_counter() - t0, settings=settings, **kw)
 
 
 def calibrate_noise(rate: object, steps: int, *, eps: object, delta: object,
