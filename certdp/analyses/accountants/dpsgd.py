@@ -123,7 +123,7 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
     that is exactly Gaussian with μ = √T/σ (Dong, Roth & Su 2022, "Gaussian
     differential privacy", Cor. 2), answered by the closed-form profile δ_μ —
     no grid, no residual, regret 0, advantage 2Φ(μ/2) − 1."""
-    from certdp.analyses.dispatch import delta_of, eps_of  # noqa: PLC0415
+    from certdp.mechanisms.profile_values import delta_enclosure, eps_enclosure  # noqa: PLC0415
     from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
     from certdp.numerics.normal import Phi_ball  # noqa: PLC0415
@@ -131,9 +131,9 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
     mech = Compose(Gaussian(sigma=s), k=T)
     kw: dict = {}
     if delta is not None:
-        kw["eps"] = eps_of(mech, delta).enclosure
+        kw["eps"] = eps_enclosure(mech, delta)
     else:
-        kw["delta"] = delta_of(mech, eps).enclosure
+        kw["delta"] = delta_enclosure(mech, eps)
     if mu:
         m = strict_mu_lower(s, T)
         with working_precision(256):
