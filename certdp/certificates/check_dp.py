@@ -4,15 +4,19 @@ The claim is decided by re-evaluating the mechanism's closed-form privacy
 profile in ball arithmetic: ``dp`` holds iff δ_M(ε) <= δ, ``not_dp`` iff
 δ_M(ε) > δ (the hockey-stick characterisation of (ε, δ)-DP, Liu et al. 2022 §3).
 The evidence (the producer's enclosure of δ_M(ε)) is informational and never
-trusted.  Mechanisms without a closed-form profile (compositions answered by
-an accountant) are not accepted.  Imports only the kernel and the catalog.
+trusted.  For DP-SGD (compositions of Poisson-subsampled Gaussians, answered
+by the PLD accountant) the evidence ``pld`` states a discretisation and
+:mod:`certdp.certificates.check_pld` re-derives a dominating discrete PLD
+from it — an upper bound, so it proves ``dp`` only.  Other mechanisms without
+a closed-form profile are not accepted.  Imports only the kernel and the catalog.
 
 Document::
 
     {"format": "certdp-certificate", "version": 1,
      "claim": {"kind": "dp" | "not_dp", "eps": "<decimal>", "delta": "<decimal>"},
      "mechanism": "<spec string>",
-     "evidence": {"delta_at_eps": {"lo": "...", "hi": "..."}},
+     "evidence": {"delta_at_eps": {"lo": "...", "hi": "..."}}
+                 | {"pld": {"h": "1/1024", "bits": 71, "tau": "1/10^14", "z": "8.5"}},
      "precision": <bits>, "producer": "certdp X.Y.Z"}
 """
 
@@ -27,10 +31,12 @@ from certdp.certificates.schema import (
     _fields,
     number_string,
 )
+from certdp.certificates.check_pld import delta_upper, parse_evidence, subsampled_gaussians
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide
+from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
@@ -43,7 +49,7 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     if not isinstance(doc["mechanism"], str):
         raise MalformedCertificate("mechanism must be a spec string")
     claim = _fields(doc["claim"], "claim", {"kind", "eps", "delta"}, {"assumptions"})
-    ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps"})
+    ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps", "pld"})
     if "delta_at_eps" in ev:
         enc = _fields(ev["delta_at_eps"], "evidence.delta_at_eps", {"lo", "hi"}, set())
         number_string(enc["lo"], "evidence.delta_at_eps.lo")
@@ -56,8 +62,14 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     if eps < 0 or not 0 <= delta < 1:
         raise MalformedCertificate("claim needs eps >= 0 and 0 <= delta < 1")
     mech = parse_mechanism(doc)
-    if not getattr(mech, "has_closed_form", True):
-        raise MalformedCertificate("mechanism has no closed-form profile; (not_)dp certificates need one")
+    if "pld" in ev:
+        if claim["kind"] != "dp":
+            raise MalformedCertificate("evidence.pld proves upper bounds on delta only (kind 'dp')")
+        parse_evidence(ev["pld"])
+        subsampled_gaussians(mech)
+    elif not getattr(mech, "has_closed_form", True):
+        raise MalformedCertificate("mechanism has no closed-form profile; (not_)dp certificates need one "
+                                   "(or, for DP-SGD, evidence.pld)")
     return mech, eps, delta
 
 
@@ -70,7 +82,17 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     kind = doc["claim"]["kind"]
     claim = doc["claim"]
 
-    def test(_prec: int) -> tuple[bool, str | None] | None:
+    pld = doc["evidence"].get("pld")
+
+    def test(prec: int) -> tuple[bool, str | None] | None:
+        if pld is not None:  # an upper bound only: it proves dp, it cannot refute it
+            y = delta_upper(mech, eps, pld, prec)
+            if upper_bound(y) <= lower_bound(to_ball(delta)):
+                return True, None
+            if prec >= 2 * doc["precision"]:
+                return False, (f"the re-derived upper PLD bound delta({claim['eps']}) <= "
+                               f"{decimal_string(y, 8, 'up')} does not prove delta <= {claim['delta']}")
+            return None
         y = mech.delta_ball(to_ball(eps))
         d = to_ball(delta)
         if not y.is_finite():

@@ -113,6 +113,36 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
     return envelope(claim, spec, {"delta_at_eps": delta_at_eps.to_json()}, precision)
 
 
+def dpsgd_certificate(res: Any) -> dict[str, Any]:
+    """Certificate of a :func:`certdp.analyses.accountants.dpsgd.dpsgd` answer: kind
+    ``dp`` for compose(subsample(gaussian(σ), rate=q), k=T) at the answer's upper
+    end (ε for a target δ, δ for a target ε).  Full batch (q = 1) has a closed-form
+    profile (evidence: the enclosure); otherwise the evidence is the PLD
+    discretisation, re-derived by :mod:`certdp.certificates.check_pld`.  The claim
+    is the upper end rounded up to 12, 8 or 6 significant digits — the first one
+    the checker proves (the re-derivation may round a few fixed-point units
+    differently from the accountant)."""
+    from certdp.certificates.checker import check  # noqa: PLC0415
+
+    inner = f"gaussian(sigma={number(res.noise)})"
+    spec = f"compose({inner}, k={res.steps})" if res.rate == 1 else \
+        f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
+    for digits in (12, 8, 6):
+        if res.eps is not None:
+            eps, delta = decimal_string(res.eps.hi, digits, "up"), res.target
+        else:
+            eps, delta = res.target, decimal_string(res.delta.hi, digits, "up")
+        if res.rate == 1:
+            return dp_certificate("dp", spec, eps, delta, res.eps or res.delta)
+        pld = {k: str(res.settings[k]) for k in ("h", "tau", "z")}
+        pld["bits"] = int(res.settings["bits"])
+        doc = envelope({"kind": "dp", "eps": eps if isinstance(eps, str) else fraction_to_str(eps),
+                        "delta": delta if isinstance(delta, str) else fraction_to_str(delta)}, spec, {"pld": pld}, 128)
+        if check(doc).valid:
+            return doc
+    raise InputError("the independent checker could not re-derive this DP-SGD bound; no certificate written")
+
+
 def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,
                       reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
                       assumptions: tuple[str, ...] = ()) -> dict[str, Any]:

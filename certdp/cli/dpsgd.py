@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="loss grid step h (default: 1/1024, widened by powers of 2 for tiny σ so that one "
                         "step's loss range needs at most 2^16 grid points)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret computation")
+    p.add_argument("--certificate", metavar="FILE", default=None,
+                   help="write a certificate of the (ε, δ) upper end (check with `certdp verify FILE`)")
     p.add_argument("--upper-only", action="store_true",
                    help="certified upper bound only (faster; lower end reported as 0)")
     add_json_flag(p)
@@ -60,6 +62,11 @@ def _run(args: argparse.Namespace) -> int:
                 mu=args.mu, h=args.grid, residual=args.residual, regret=not args.no_regret,
                 two_sided=not args.upper_only)
 
+    if args.certificate:
+        from certdp.certificates.writer import dpsgd_certificate, write  # noqa: PLC0415
+
+        write(dpsgd_certificate(res), args.certificate)
+
     def human() -> str:
         how = (f"certified PLD accountant, h = {res.settings['h']}" if "h" in res.settings
                else f"exact route — {res.settings['route']}")
@@ -78,6 +85,8 @@ def _run(args: argparse.Namespace) -> int:
             if res.regret is not None:
                 lines.append(f"  regret Δ(f, f_μ) of μ = {res.mu.hi_str(8)}: {res.regret}")
             lines.append(f"  advantage η(f) = δ(0) ∈ {res.advantage}")
+        if args.certificate:
+            lines.append(f"certificate written to {args.certificate}")
         return "\n".join(lines)
 
     emit(args, human, res.to_json())

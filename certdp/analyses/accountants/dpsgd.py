@@ -51,6 +51,7 @@ class DPSGDResult:
     strict_mu_at_least: Enclosure | None = None
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
+    target: Fraction | None = None  # the given δ (eps answered) or ε (delta answered)
 
     def to_json(self) -> dict:
         out: dict = {
@@ -114,8 +115,9 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         rep = gdp_report(acc, residual=residual, regret=regret)
         kw.update(mu=rep.mu, residual=rep.residual, regret=rep.regret,
                   advantage=rep.advantage, strict_mu_at_least=strict_mu_lower(s, T))
-    settings = {"h": str(acc.h), "tau": str(acc.tau), "bits": acc._compute()["bits"]}
-    return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, **kw)
+    settings = {"h": str(acc.h), "tau": str(acc.tau), "bits": acc._compute()["bits"], "z": str(acc._z())}
+    target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
+    return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
 
 
 def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0: float) -> DPSGDResult:
@@ -143,7 +145,8 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
         zero = Enclosure.exact(0)
         kw.update(mu=m, residual=zero, regret=zero, advantage=adv, strict_mu_at_least=m)
     settings = {"name": "exact-gdp", "route": "full batch: the composition of T Gaussians is exactly (√T/σ)-GDP"}
-    return DPSGDResult(s, Fraction(1), T, seconds=time.perf_counter() - t0, settings=settings, **kw)
+    target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
+    return DPSGDResult(s, Fraction(1), T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
 
 
 def calibrate_noise(rate: object, steps: int, *, eps: object, delta: object,

@@ -1,0 +1,119 @@
+"""Certificates for DP-SGD answers (issue 15): the checker re-derives a
+dominating discrete PLD from the stated discretisation (check_pld) — a small,
+separate implementation, compared here with closed forms and with the
+accountant's own lower bound."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certdp.analyses.accountants.dpsgd import dpsgd
+from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
+from certdp.certificates import check_pld
+from certdp.certificates.checker import check
+from certdp.certificates.schema import MalformedCertificate
+from certdp.certificates.writer import dpsgd_certificate
+from certdp.cli import main
+from certdp.mechanisms.spec import parse_spec
+from certdp.numerics.ball import upper_bound
+
+
+def _mp(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _one_step_delta(sigma: Fraction, q: Fraction, eps: Fraction) -> mpmath.mpf:
+    """δ(ε) of one Poisson-subsampled Gaussian step, max over add/remove, in closed
+    form: the loss is monotone in x, so each hockey-stick divergence is a
+    difference of Gaussian tails at the threshold where the loss equals ε."""
+    s, qq, e = _mp(sigma), _mp(q), _mp(eps)
+    xr = s**2 * mpmath.log((mpmath.exp(e) - 1 + qq) / qq) + mpmath.mpf(1) / 2
+    remove = (1 - qq) * mpmath.ncdf(-xr / s) + qq * mpmath.ncdf(-(xr - 1) / s) - mpmath.exp(e) * mpmath.ncdf(-xr / s)
+    add = mpmath.mpf(0)
+    if mpmath.exp(-e) > 1 - qq:
+        xa = s**2 * mpmath.log((mpmath.exp(-e) - 1 + qq) / qq) + mpmath.mpf(1) / 2
+        add = mpmath.ncdf(xa / s) - mpmath.exp(e) * ((1 - qq) * mpmath.ncdf(xa / s) + qq * mpmath.ncdf((xa - 1) / s))
+    return max(remove, add)
+
+
+EV = {"h": "1/1024", "bits": 64, "tau": "1/100000000000000", "z": "8.5"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(sigma=st.sampled_from([Fraction(1, 2), Fraction(4, 5), Fraction(1), Fraction(2), Fraction(47, 5)]),
+       q=st.sampled_from([Fraction(1, 1000), Fraction(1, 100), Fraction(1, 10), Fraction(32768, 100000), Fraction(1)]),
+       eps=st.sampled_from([Fraction(0), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)]))
+def test_one_step_bound_contains_the_closed_form(sigma, q, eps):
+    mech = parse_spec(f"subsample(gaussian(sigma={sigma}), rate={q})")
+    with mpmath.workdps(40):
+        truth = _one_step_delta(sigma, q, eps)
+        up = check_pld.delta_upper(mech, eps, EV, 128)
+        hi = mpmath.mpf(upper_bound(up).str(30, radius=False)) * (1 + mpmath.mpf(10) ** -25)
+        assert hi >= truth  # an upper bound
+        assert hi <= truth + 0.01 * truth + 1e-12  # and a tight one at h = 1/1024
+
+
+def test_composition_bound_sits_above_the_accountants_lower_bound():
+    acc = PLDAccountant().compose(SubsampledGaussian(Fraction(1), Fraction(1, 10)), 50)
+    mech = parse_spec("compose(subsample(gaussian(sigma=1), rate=1/10), k=50)")
+    for eps in (Fraction(1, 2), Fraction(1), Fraction(2)):
+        two_sided = acc.delta(eps)
+        up = check_pld.delta_upper(mech, eps, EV, 128)
+        assert upper_bound(up) >= two_sided.lo  # never below a proved lower bound
+        assert upper_bound(up) <= two_sided.hi * 1.01  # as tight as the accountant
+
+
+def test_the_dpsgd_example_is_valid_fast_and_a_smaller_noise_is_not():
+    res = dpsgd("9.4", "0.32768", 2000, delta="1e-5", two_sided=False)
+    doc = dpsgd_certificate(res)
+    t = time.perf_counter()
+    assert check(doc).unconditional
+    assert time.perf_counter() - t <= 10
+    bad = copy.deepcopy(doc)
+    bad["mechanism"] = bad["mechanism"].replace("sigma=9.4", "sigma=9")
+    out = check(bad)
+    assert not out.valid and "does not prove" in out.failed_step
+    for field, value in (("eps", "7.3"), ("delta", "1/1000000")):
+        bad = copy.deepcopy(doc)
+        bad["claim"][field] = value
+        assert not check(bad).valid
+
+
+@pytest.mark.parametrize("ev_change", [{"bits": 5000}, {"bits": "71"}, {"h": "0"}, {"z": "100"}, {"tau": "2"},
+                                       {"extra": "1"}, {"h": "1e-400"}])
+def test_malformed_pld_evidence_is_refused(ev_change):
+    res = dpsgd("2", "1/10", 10, delta="1e-5", two_sided=False)
+    doc = dpsgd_certificate(res)
+    doc["evidence"]["pld"].update(ev_change)
+    with pytest.raises(MalformedCertificate):
+        check(doc)
+
+
+def test_pld_evidence_cannot_prove_not_dp_or_other_mechanisms():
+    res = dpsgd("2", "1/10", 10, delta="1e-5", two_sided=False)
+    doc = dpsgd_certificate(res)
+    neg = copy.deepcopy(doc)
+    neg["claim"]["kind"] = "not_dp"
+    with pytest.raises(MalformedCertificate):
+        check(neg)
+    other = copy.deepcopy(doc)
+    other["mechanism"] = "compose(subsample(laplace(scale=1), rate=1/10), k=10)"
+    with pytest.raises(MalformedCertificate):
+        check(other)
+
+
+def test_cli_writes_and_verifies(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    assert main(["dpsgd", "--noise", "2", "--sample-rate", "1/10", "--steps", "100", "--delta", "1e-5",
+                 "--certificate", str(path)]) == 0
+    assert json.loads(path.read_text())["evidence"]["pld"]["h"] == "1/1024"
+    assert main(["verify", str(path)]) == 0
+    assert "VALID" in capsys.readouterr().out
