@@ -14,12 +14,12 @@ from fractions import Fraction
 import sympy
 from flint import arb
 
+from certdp.expr.constants import exact_real
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.base import EPS
 from certdp.mechanisms.formula import DELTA, _EPOS, _X, TradeoffMechanism, _check_supported, _ev, _mid_fraction, _to_formula  # noqa: F401
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact
 
 
 
@@ -59,13 +59,10 @@ def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
 
 def _exact_constant(x: object, name: str) -> sympy.Expr:
     """An exact number (see :func:`exact`) or a closed sympy constant such as exp(-2)."""
-    if isinstance(x, sympy.Expr) and not x.is_Rational:
-        if x.free_symbols:
-            raise InputError(f"{name} must be a number, got {x}")
-        _check_supported(x)
-        return x
-    q = exact(x, name)
-    return sympy.Rational(q.numerator, q.denominator)
+    v = exact_real(x, name)
+    if not v.is_Rational:
+        _check_supported(v)
+    return v
 
 
 def refine_noise(

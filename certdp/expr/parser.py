@@ -290,6 +290,8 @@ class _Parser:
             return _CONSTANTS[tok.text]
         if tok.text in self.names:
             return self.names[tok.text]
+        if tok.text == "e":  # Euler's number, unless a variable or parameter is called e
+            return sympy.E
         if tok.text in _UNARY_FUNCTIONS or tok.text in _VARIADIC or tok.text in _SPECIAL:
             raise InputError(f"function {_describe(tok)} must be called with '('")
         raise InputError(f"unknown name {_describe(tok)}")
@@ -349,7 +351,10 @@ class _Parser:
         for a in args:
             flat.extend(a.args if isinstance(a, cls) else [a])
         numeric = all(isinstance(a, sympy.Rational) for a in flat)
-        if numeric or (self.lattice_budget > 0 and len(flat) <= MAX_LATTICE_ARGS_SIMPLIFY):
+        # sympy compares the arguments of an evaluated Max/Min by evalf, which can run
+        # for minutes on constants such as erfc(10**30): such lattices stay unevaluated
+        constant_functions = any(not f.free_symbols for a in flat for f in a.atoms(sympy.Function))
+        if numeric or (not constant_functions and self.lattice_budget > 0 and len(flat) <= MAX_LATTICE_ARGS_SIMPLIFY):
             if not numeric:
                 self.lattice_budget -= 1
             return self.build(fn_tok, cls, *args)
