@@ -2,7 +2,7 @@
 vocabulary, re-exported lazily by the package (``certdp.delta(...)``).
 
 Naming scheme: a noun for what is computed — ``delta``, ``epsilon``, ``gdp``,
-``gdpt``, ``identify``, ``dpsgd`` for a mechanism; ``delta_mu``, ``mu_gdp``,
+``gdpt``, ``identify``, ``dpsgd``, ``calibrate`` for a mechanism; ``delta_mu``, ``mu_gdp``,
 ``eps_gdp``, ``tradeoff_mu`` for the Gaussian-DP closed forms; ``mechanism``
 builds one from a spec string.  Every number is an :class:`Enclosure` (or an
 answer object holding one, with the route and what is known: exact, for a
@@ -73,6 +73,17 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     from certdp.analyses.accountants.dpsgd import dpsgd as _dpsgd  # noqa: PLC0415
 
     return _dpsgd(noise, rate, steps, delta=delta, eps=eps, **options)
+
+
+def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: object = Fraction(1, 1000),
+              **options: Any) -> Any:
+    """The optimal value of ``param`` in ``spec`` on the grid resolution·Z for the
+    target (ε, δ), with the certified facts at it and at the next grid value
+    (``certdp calibrate``), e.g. ``calibrate("dpsgd(noise=x, rate=0.01, steps=1000)", "x",
+    eps=1, delta="1e-5")``."""
+    from certdp.analyses.calibrate import calibrate as _calibrate  # noqa: PLC0415
+
+    return _calibrate(spec, param, eps=eps, delta=delta, resolution=resolution, **options)
 
 
 def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:

@@ -69,12 +69,13 @@ def needs_pld(mech: Mechanism) -> bool:
     return is_subsampled_gaussian(mech)
 
 
-def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
+def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | None:
     """(accountant, its name) for ``compose(M, k)`` without closed form, else None.
 
     Each accountant declares what it supports (``supports(mechanism)``):
     the PLD accountant Poisson-subsampled Gaussians, the φ accountant the
-    mechanisms with a registered dominating pair."""
+    mechanisms with a registered dominating pair.  ``refine`` = j asks for a
+    narrower answer: the PLD grid step is divided by 2^j."""
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     if not isinstance(mech, Compose) or mech.has_closed_form:
@@ -82,7 +83,10 @@ def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
     if is_subsampled_gaussian(mech.mechanism):
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
-        return PLDAccountant().compose(mech), "certified PLD accountant (exact integer convolution)"
+        acc = PLDAccountant().compose(mech)
+        if refine:
+            acc = PLDAccountant(h=acc.h / 2**refine).compose(mech)
+        return acc, f"certified PLD accountant (exact integer convolution, h = {acc.h})"
     from certdp.analyses.accountants import phi  # noqa: PLC0415
 
     if not phi.supports(mech.mechanism):
@@ -90,9 +94,10 @@ def accountant_for(mech: Mechanism) -> tuple[object, str] | None:
     return phi.PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (Zhu, Dong & Wang 2022)"
 
 
-def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None) -> Answer:
-    """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it)."""
-    found = accountant_for(mech)
+def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:
+    """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it;
+    ``refine`` = j narrows accountant answers, see :func:`accountant_for`)."""
+    found = accountant_for(mech, refine)
     if found is not None:
         acc, method = found
         return _answer(mech, acc.delta(eps), method)

@@ -18,6 +18,7 @@ from certdp.cli.common import DEFAULT_BUDGET, add_budget_flag, add_progress_flag
 #: Subcommand modules, in the order ``certdp --help`` lists them.
 COMMAND_MODULES = [
     "certdp.cli.account",
+    "certdp.cli.calibrate",
     "certdp.cli.gdp",
     "certdp.cli.demo",
     "certdp.cli.bench",

@@ -12,13 +12,12 @@ of the reported μ, the advantage, and the exact tail bound
 GDP parameter √T/σ whatever the sampling rate, so no μ below it is a strict
 GDP guarantee; the PLD-derived μ holds only up to the residual η).
 
-:func:`calibrate_noise` finds the smallest σ on a grid of step ``resolution``
-whose certified ε upper bound meets a target.
+Calibration (the optimal σ, rate or step count on a grid) is
+:func:`certdp.analyses.calibrate.calibrate`, for every mechanism.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -147,55 +146,3 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
     settings = {"name": "exact-gdp", "route": "full batch: the composition of T Gaussians is exactly (√T/σ)-GDP"}
     target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
     return DPSGDResult(s, Fraction(1), T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
-
-
-def calibrate_noise(rate: object, steps: int, *, eps: object, delta: object,
-                    resolution: object = Fraction(1, 100), h: object = DEFAULT_H,
-                    lo: object = None, hi: object = None) -> tuple[Fraction, Enclosure]:
-    """Smallest σ on the grid resolution·Z (within [lo, hi]) whose certified ε
-    upper bound at ``delta`` is <= ``eps``.  Returns (σ, its ε enclosure).
-
-    The certified upper bound is what is checked, so the returned σ provably
-    meets the target.  Minimality is with respect to the certified bound
-    (ε(σ) is non-increasing in σ — more noise is a post-processing — and the
-    bisection assumes the computed upper bound is monotone too); the next
-    grid point below fails the certified check, which does not prove that it
-    violates the target.
-    """
-    q = exact(rate, "sample rate")
-    target = exact(eps, "eps")
-    res = exact(resolution, "resolution")
-    if res <= 0:
-        raise InputError(f"resolution must be > 0, got {resolution!r}")
-
-    def eps_of(sig: Fraction) -> Enclosure:
-        _check(sig, q, steps)
-        return PLDAccountant(h=h).compose(SubsampledGaussian(sig, q), steps).epsilon(delta)
-
-    def ok(sig: Fraction) -> bool:
-        return bool(eps_of(sig).hi <= _ball(target))
-
-    a = exact(lo, "lo") if lo is not None else res
-    b = exact(hi, "hi") if hi is not None else Fraction(1)
-    while not ok(b):
-        b *= 2
-        if b > 10**6:
-            raise InputError("no noise multiplier up to 1e6 meets the target")
-    ka = max(1, math.floor(a / res))
-    kb = math.ceil(b / res)
-    if ok(ka * res):
-        return ka * res, eps_of(ka * res)
-    while kb - ka > 1:
-        m = (ka + kb) // 2
-        if ok(m * res):
-            kb = m
-        else:
-            ka = m
-    return kb * res, eps_of(kb * res)
-
-
-def _ball(x: Fraction) -> arb:
-    from certdp.numerics.ball import to_ball  # noqa: PLC0415
-
-    with working_precision(256):
-        return to_ball(x)
