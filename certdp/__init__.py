@@ -32,7 +32,7 @@ from certdp.meta import VERSION as __version__  # noqa: E402  (read from package
 
 #: The public API (:mod:`certdp.api`), loaded on first use so that ``import
 #: certdp`` stays light: one vocabulary for everything the CLI can do.
-API = ("mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "delta_mu", "mu_gdp", "eps_gdp",
+API = ("mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "rdp", "delta_mu", "mu_gdp", "eps_gdp",
        "tradeoff_mu", "adp_to_prdp", "verify")
 #: Earlier names, kept importable: the same functions under the kernel's names.
 _KERNEL = ("Phi", "Phi_inv", "log_Phi", "mills_ratio", "mu_from_eps_delta", "eps_from_mu_delta", "mu_from_pure_dp")

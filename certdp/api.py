@@ -2,7 +2,7 @@
 vocabulary, re-exported lazily by the package (``certdp.delta(...)``).
 
 Naming scheme: a noun for what is computed — ``delta``, ``epsilon``, ``gdp``,
-``gdpt``, ``identify``, ``dpsgd``, ``calibrate`` for a mechanism; ``delta_mu``, ``mu_gdp``,
+``gdpt``, ``identify``, ``dpsgd``, ``calibrate``, ``rdp`` for a mechanism; ``delta_mu``, ``mu_gdp``,
 ``eps_gdp``, ``tradeoff_mu`` for the Gaussian-DP closed forms; ``mechanism``
 builds one from a spec string.  Every number is an :class:`Enclosure` (or an
 answer object holding one, with the route and what is known: exact, for a
@@ -84,6 +84,16 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
     from certdp.analyses.calibrate import calibrate as _calibrate  # noqa: PLC0415
 
     return _calibrate(spec, param, eps=eps, delta=delta, resolution=resolution, **options)
+
+
+def rdp(mech: str | Mechanism, count: int = 1) -> Any:
+    """The certified Rényi-DP accountant holding ``count`` copies of the mechanism
+    (``certdp account --accountant rdp``): ``.rdp(order)``, ``.epsilon_bound(delta)``
+    and ``.delta_bound(eps)`` (upper bounds only, naming the order and the
+    conversion); ``.compose(other, k)`` adds more."""
+    from certdp.analyses.accountants.rdp import RDPAccountant  # noqa: PLC0415
+
+    return RDPAccountant().compose(mechanism(mech), count)
 
 
 def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:

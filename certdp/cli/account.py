@@ -55,12 +55,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--mechanism", action=_MechanismAction, metavar="SPEC", dest="mechanism",
                    help='catalog spec: gaussian(sigma, sensitivity), gaussian_dp(mu), '
                         'laplace(scale, sensitivity), randomized_response(p), pure_dp(eps), '
-                        'approx_dp(eps, delta); e.g. "gaussian(sigma=5)"')
+                        'approx_dp(eps, delta), subsample(gaussian(...), rate=q) (DP-SGD steps; '
+                        'not mixed with the others); e.g. "gaussian(sigma=5)"')
     p.add_argument("--times", action=_TimesAction, metavar="K", dest="times",
                    help="compose the preceding --mechanism K times (default 1)")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--eps", help="report delta(eps) (exact number, e.g. 0.5)")
     target.add_argument("--delta", help="report the smallest eps with delta(eps) <= delta")
+    p.add_argument("--accountant", choices=("auto", "rdp"), default="auto",
+                   help="auto: the tight certified route (PLD for subsampled Gaussians, else phi); "
+                        "rdp: the Renyi-DP accountant (an upper bound only, names order and conversion)")
     p.add_argument("--rel-bits", type=int, default=34,
                    help="relative accuracy target of delta in bits (default 34, about 1e-10)")
     add_json_flag(p)
@@ -77,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     from certdp.analyses.dispatch import needs_pld  # noqa: PLC0415
 
     mechs = [(parse_spec(spec), k) for spec, k in args.items]
+    if args.accountant == "rdp":
+        return _run_rdp(args, mechs)
     if any(needs_pld(m) for m, _ in mechs):
         # Poisson-subsampled Gaussians (DP-SGD): the certified PLD accountant
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
@@ -95,4 +101,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         e = acc.epsilon(args.delta)
         emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", {"eps": e})
+    return EXIT_OK
+
+
+def _run_rdp(args: argparse.Namespace, mechs: list) -> int:
+    from certdp.analyses.accountants.rdp import RDPAccountant  # noqa: PLC0415
+
+    acc = RDPAccountant().compose_all(mechs)
+    bound = acc.delta_bound(args.eps) if args.eps is not None else acc.epsilon_bound(args.delta)
+    desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{bound.method}]"
+    what = f"delta(eps={args.eps})" if args.eps is not None else f"eps(delta={args.delta})"
+    key = "delta" if args.eps is not None else "eps"
+    emit(args, f"{desc}\n{what} <= {bound.enclosure.hi_str(8)}   (certified upper bound; enclosure {bound.enclosure})",
+         {key: bound.enclosure, "accountant": "rdp", "order": bound.order, "conversion": bound.conversion,
+          "upper_bound_only": True})
     return EXIT_OK
