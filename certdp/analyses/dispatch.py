@@ -94,6 +94,32 @@ def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | Non
     return phi.PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (Zhu, Dong & Wang 2022)"
 
 
+def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int = 34) -> tuple[object, str]:
+    """(accountant holding the heterogeneous composition, its name): the route for
+    ``certdp account``, the interop accountants and the API alike.  Poisson-subsampled
+    Gaussians (with plain Gaussians) go to the PLD accountant, everything else to
+    the φ accountant; a mix the PLD accountant cannot hold is refused clearly."""
+    if not items:
+        raise InputError("nothing to compose: give at least one mechanism")
+    if any(needs_pld(m) for m, _ in items):
+        from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
+
+        bad = [m.spec() for m, _ in items if not supports(m)]
+        if bad:
+            raise InputError(f"{', '.join(bad)} cannot be composed with subsampled Gaussians yet "
+                             "(the PLD accountant holds (subsampled) Gaussians only)")
+        acc: object = PLDAccountant()
+        for m, k in items:
+            acc = acc.compose(m, k)  # type: ignore[attr-defined]
+        return acc, "certified PLD accountant"
+    from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415
+
+    acc = PhiAccountant(rel_bits=rel_bits)
+    for m, k in items:
+        acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
+    return acc, "phi accountant"
+
+
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:
     """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it;
     ``refine`` = j narrows accountant answers, see :func:`accountant_for`)."""

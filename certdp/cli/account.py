@@ -72,28 +72,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415 (lazy: fast start-up)
     if not args.items:
         raise InputError("give at least one --mechanism")
     if not 4 <= args.rel_bits <= 200:
         raise InputError(f"--rel-bits must lie in [4, 200], got {args.rel_bits}")
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-    from certdp.analyses.dispatch import needs_pld  # noqa: PLC0415
+    from certdp.analyses.dispatch import composition_accountant  # noqa: PLC0415
 
     mechs = [(parse_spec(spec), k) for spec, k in args.items]
     if args.accountant == "rdp":
         return _run_rdp(args, mechs)
-    if any(needs_pld(m) for m, _ in mechs):
-        # Poisson-subsampled Gaussians (DP-SGD): the certified PLD accountant
-        from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-
-        acc = PLDAccountant()
-        method = "certified PLD accountant"
-    else:
-        acc = PhiAccountant(rel_bits=args.rel_bits)
-        method = "phi accountant"
-    for m, k in mechs:
-        acc = acc.compose(m if method.startswith("certified PLD") else to_pair(m), k)
+    acc, method = composition_accountant(mechs, rel_bits=args.rel_bits)
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
     if args.eps is not None:
         d = acc.delta(args.eps)

@@ -1,0 +1,9 @@
+"""Interoperability with the established accountants' interfaces.
+
+* :mod:`certdp.interop.dp_accounting` — convert a dp_accounting ``DpEvent`` to
+  certdp mechanism specs, and :class:`~certdp.interop.dp_accounting.CertifiedAccountant`,
+  a drop-in ``PrivacyAccountant`` whose answers are certified upper bounds.
+* :mod:`certdp.interop.opacus` — an opacus-style step accountant (no torch).
+
+Install the optional extra ``interop`` for the dp_accounting classes.
+"""
