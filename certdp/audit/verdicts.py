@@ -107,6 +107,14 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
     else:
         detail = f"witness: at ε = {eps_s}, δ ≥ {ans.enclosure.lo_str(8)} > {delta_s}"
     cert = None
+    if want_certificate and holds and not getattr(mech, "has_closed_form", True):
+        from certdp.certificates.writer import upper_dp_certificate  # noqa: PLC0415
+
+        try:  # accountant answers: the PLD evidence proves the confirmed claim's upper bound
+            cert = upper_dp_certificate(mech, eps=claim.eps, delta_hi=Enclosure.exact(claim.delta),
+                                        assumptions=ans.assumptions)
+        except InputError:
+            cert = None
     if want_certificate and holds is not None and getattr(mech, "has_closed_form", True):
         from certdp.certificates.writer import dp_certificate as certificate  # noqa: PLC0415
 

@@ -113,34 +113,55 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
     return envelope(claim, spec, {"delta_at_eps": delta_at_eps.to_json()}, precision)
 
 
+def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
+                         eps_hi: "Enclosure | None" = None, delta_hi: "Enclosure | None" = None,
+                         assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Certificate (kind ``dp``) that ``mech`` is (ε, δ)-DP, for an answer's upper end:
+    give ``eps`` and the δ enclosure ``delta_hi`` (the claim's δ is its upper end),
+    or ``delta`` and the ε enclosure ``eps_hi``.  Closed-form profiles are re-evaluated
+    by the checker; compositions of Poisson-subsampled Gaussians carry the PLD
+    discretisation (evidence ``pld``, re-derived by :mod:`certdp.certificates.check_pld`).
+    The upper end is rounded up to 12, 8 or 6 significant digits — the first claim
+    the checker proves (a re-derivation may round a few fixed-point units
+    differently from the accountant).  InputError when no route can be certified."""
+    from certdp.certificates.checker import check  # noqa: PLC0415
+
+    spec = mech.spec()
+    refuse_uncheckable(spec)
+    evidence: dict[str, Any] = {}
+    if not getattr(mech, "has_closed_form", True):
+        from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
+
+        if not supports(mech):
+            raise InputError(f"certificates for {spec} (answered by the phi accountant) are not supported yet")
+        evidence = {"pld": PLDAccountant().compose(mech).discretisation()}
+    for digits in (12, 8, 6):
+        if eps_hi is not None:
+            e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
+        else:
+            e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, "up")
+        claim: dict[str, Any] = {"kind": "dp", "eps": e, "delta": d}
+        if assumptions:
+            claim["assumptions"] = list(assumptions)
+        doc = envelope(claim, spec, evidence, 128)
+        if check(doc).valid:
+            return doc
+    raise InputError("the independent checker could not re-derive this bound; no certificate written")
+
+
 def dpsgd_certificate(res: Any) -> dict[str, Any]:
     """Certificate of a :func:`certdp.analyses.accountants.dpsgd.dpsgd` answer: kind
-    ``dp`` for compose(subsample(gaussian(σ), rate=q), k=T) at the answer's upper
-    end (ε for a target δ, δ for a target ε).  Full batch (q = 1) has a closed-form
-    profile (evidence: the enclosure); otherwise the evidence is the PLD
-    discretisation, re-derived by :mod:`certdp.certificates.check_pld`.  The claim
-    is the upper end rounded up to 12, 8 or 6 significant digits — the first one
-    the checker proves (the re-derivation may round a few fixed-point units
-    differently from the accountant)."""
-    from certdp.certificates.checker import check  # noqa: PLC0415
+    ``dp`` for compose(subsample(gaussian(σ), rate=q), k=T) (full batch: compose(gaussian(σ), k=T))
+    at the answer's upper end (see :func:`upper_dp_certificate`)."""
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
     inner = f"gaussian(sigma={number(res.noise)})"
     spec = f"compose({inner}, k={res.steps})" if res.rate == 1 else \
         f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
-    for digits in (12, 8, 6):
-        if res.eps is not None:
-            eps, delta = decimal_string(res.eps.hi, digits, "up"), res.target
-        else:
-            eps, delta = res.target, decimal_string(res.delta.hi, digits, "up")
-        if res.rate == 1:
-            return dp_certificate("dp", spec, eps, delta, res.eps or res.delta)
-        pld = {k: str(res.settings[k]) for k in ("h", "tau", "z")}
-        pld["bits"] = int(res.settings["bits"])
-        doc = envelope({"kind": "dp", "eps": eps if isinstance(eps, str) else fraction_to_str(eps),
-                        "delta": delta if isinstance(delta, str) else fraction_to_str(delta)}, spec, {"pld": pld}, 128)
-        if check(doc).valid:
-            return doc
-    raise InputError("the independent checker could not re-derive this DP-SGD bound; no certificate written")
+    mech = parse_spec(spec)
+    if res.eps is not None:
+        return upper_dp_certificate(mech, delta=res.target, eps_hi=res.eps)
+    return upper_dp_certificate(mech, eps=res.target, delta_hi=res.delta)
 
 
 def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,

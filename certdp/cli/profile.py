@@ -52,6 +52,15 @@ def _handler(args: argparse.Namespace) -> int:
     if ans.assumptions:
         text += "".join(f"\n  assuming (unproved): {a}" for a in ans.assumptions)
         data["assuming"] = list(ans.assumptions)
+    if args.certificate:
+        from certdp.certificates.writer import upper_dp_certificate, write  # noqa: PLC0415
+
+        if args.eps is not None:
+            doc = upper_dp_certificate(mech, eps=args.eps, delta_hi=ans.enclosure, assumptions=ans.assumptions)
+        else:
+            doc = upper_dp_certificate(mech, delta=args.delta, eps_hi=ans.enclosure, assumptions=ans.assumptions)
+        write(doc, args.certificate)
+        text += f"\n  certificate (ε = {doc['claim']['eps']}, δ = {doc['claim']['delta']}) written to {args.certificate}"
     emit(args, text, data)
     return EXIT_OK
 
@@ -72,5 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--eps", help="ε >= 0 (exact decimal or fraction): print δ(ε)")
     what.add_argument("--delta", help="0 <= δ < 1: print the smallest ε with δ(ε) <= δ")
     p.add_argument("--digits", type=int, default=15, help="accuracy in decimal digits (default 15)")
+    p.add_argument("--certificate", metavar="FILE", default=None,
+                   help="write a certificate that the mechanism is (ε, δ)-DP at the answer's upper end "
+                        "(closed-form profiles and DP-SGD compositions; check with `certdp verify FILE`)")
     add_json_flag(p)
     p.set_defaults(handler=_handler)

@@ -117,3 +117,25 @@ def test_cli_writes_and_verifies(tmp_path, capsys):
     assert json.loads(path.read_text())["evidence"]["pld"]["h"] == "1/1024"
     assert main(["verify", str(path)]) == 0
     assert "VALID" in capsys.readouterr().out
+
+
+def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_path, capsys):
+    for spec, opt, val in (("dpsgd(noise=2, rate=1/10, steps=20)", "--delta", "1e-5"),
+                           ("gaussian(sigma=2)", "--eps", "1/2")):
+        path = tmp_path / "p.json"
+        assert main(["profile", spec, opt, val, "--certificate", str(path)]) == 0
+        assert main(["verify", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["profile", "compose(laplace(scale=1), k=3)", "--eps", "1", "--certificate",
+                 str(tmp_path / "x.json")]) == 2
+    assert "not supported yet" in capsys.readouterr().err
+
+
+def test_audit_certifies_confirmed_dp_claims_on_dpsgd():
+    from certdp.audit.claims import parse_claim
+    from certdp.audit.verdicts import audit_claim
+
+    claim = parse_claim({"id": "c", "kind": "dp", "mechanism": "dpsgd(noise=2, rate=1/10, steps=20)",
+                         "eps": "2", "delta": "1e-5"}, 0)
+    v = audit_claim(claim, want_certificate=True)
+    assert v.verdict == "CONFIRMED" and check(v.certificate).unconditional

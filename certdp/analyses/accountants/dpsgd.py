@@ -114,7 +114,7 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         rep = gdp_report(acc, residual=residual, regret=regret)
         kw.update(mu=rep.mu, residual=rep.residual, regret=rep.regret,
                   advantage=rep.advantage, strict_mu_at_least=strict_mu_lower(s, T))
-    settings = {"h": str(acc.h), "tau": str(acc.tau), "bits": acc._compute()["bits"], "z": str(acc._z())}
+    settings = acc.discretisation()
     target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
 

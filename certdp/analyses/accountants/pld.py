@@ -819,6 +819,11 @@ class PLDAccountant(Accountant):
         k = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1)  # 2^k >= ratio
         return DEFAULT_H * 2**k
 
+    def discretisation(self) -> dict:
+        """The discretisation, as a certificate's evidence ``pld`` states it:
+        grid step h, truncation τ, range guide z (standard deviations), fixed-point bits."""
+        return {"h": str(self.h), "tau": str(self.tau), "z": str(self._z()), "bits": self._bits_for()}
+
     # -- computation ------------------------------------------------------
     def _bits_for(self) -> int:
         if self.bits is not None:
