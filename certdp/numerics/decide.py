@@ -108,7 +108,8 @@ def short_midpoint(lo: Fraction, hi: Fraction) -> Fraction:
 
 def bisect(sign_at: Callable[[Fraction], int], *, lo: Fraction, hi: Fraction,
            done: Callable[[Fraction, Fraction], bool], limit: Fraction, what: str,
-           max_steps: int = 10_000) -> tuple[Fraction, Fraction]:
+           max_steps: int = 10_000,
+           guide: Callable[[Fraction, Fraction], list[Fraction] | None] | None = None) -> tuple[Fraction, Fraction]:
     """The one certified bisection for a threshold x* of a monotone test.
 
     ``sign_at(x)`` is +1 when x < x* is certain (keep searching right), −1
@@ -117,7 +118,11 @@ def bisect(sign_at: Callable[[Fraction], int], *, lo: Fraction, hi: Fraction,
     First ``hi`` doubles until certified −1 (PrecisionError past ``limit``);
     then midpoints (short dyadics) shrink [lo, hi] until ``done(lo, hi)``, an
     undecided midpoint (the sound, wider bracket is returned), or
-    ``max_steps``.  Returns (lo, hi) with lo <= x* <= hi."""
+    ``max_steps``.  ``guide(lo, hi)`` may propose the points to test instead of
+    the midpoint (e.g. a float secant estimate ± a small radius, so that one
+    step can close the bracket); proposals outside (lo, hi) are ignored, and the
+    bracket stays certified whatever the guide says.
+    Returns (lo, hi) with lo <= x* <= hi."""
     while True:
         s = sign_at(hi)
         if s < 0:
@@ -130,12 +135,16 @@ def bisect(sign_at: Callable[[Fraction], int], *, lo: Fraction, hi: Fraction,
     for _ in range(max_steps):
         if done(lo, hi):
             break
-        m = short_midpoint(lo, hi)
-        s = sign_at(m)
-        if s > 0:
-            lo = m
-        elif s < 0:
-            hi = m
-        else:
-            break
+        points = (guide(lo, hi) if guide is not None else None) or []
+        points = [p for p in points if lo < p < hi] or [short_midpoint(lo, hi)]
+        for m in points:
+            if not lo < m < hi:
+                continue
+            s = sign_at(m)
+            if s > 0:
+                lo = m
+            elif s < 0:
+                hi = m
+            else:
+                return lo, hi
     return lo, hi

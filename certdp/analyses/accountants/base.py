@@ -21,6 +21,7 @@ MGF inversion accountant, Zhu, Dong & Wang 2022) and :mod:`certdp.analyses.accou
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Iterable, Literal
@@ -104,14 +105,48 @@ class Accountant(ABC):
         if inf_mass is not None and inf_mass.lo > t_ball:
             raise InputError(f"no finite eps achieves delta={delta}: the loss has mass "
                              f">= {inf_mass} at +infinity")
+        seen: dict[Fraction, float] = {}  # log δ(x) − log δ, floats: a search guide only
+
         def sign_at(x: Fraction) -> int:  # +1: δ(x) > target certainly, so ε* > x
             d = self.delta(x)
+            record(x, d)
             return -1 if d.hi <= t_ball else (1 if d.lo > t_ball else 0)
 
+        def guide(lo: Fraction, hi: Fraction) -> list[Fraction] | None:
+            """A secant step on log δ through the two latest evaluations (else the
+            bracket ends), tested at ± a quarter of the tolerance: when the estimate
+            is that good, the two tests close the bracket (a search guide only)."""
+            pts = list(seen.items())
+            pairs = [pts[-2:]] if len(pts) >= 2 else []
+            if lo in seen and hi in seen:
+                pairs.append([(lo, seen[lo]), (hi, seen[hi])])
+            for (x0, f0), (x1, f1) in pairs:
+                if f0 == f1:
+                    continue
+                est = float(x0) - f0 * (float(x1) - float(x0)) / (f1 - f0)
+                if float(lo) < est < float(hi):
+                    r = float(tol) * max(est, 1e-6) / 4
+                    return [_dyadic(est - r), _dyadic(est + r)]
+            return None
+
+        log_target = math.log(float(target)) if target > Fraction(1, 10**300) else math.log(1e-300)
+
+        def record(x: Fraction, d: Enclosure) -> None:
+            mid = (d.lower_float() + d.upper_float()) / 2
+            if mid > 0 and math.isfinite(mid):
+                seen[x] = math.log(mid) - log_target
+
+        record(Fraction(0), d0)
         lo, hi = bisect(sign_at, lo=Fraction(0), hi=Fraction(1),
                         done=lambda lo, hi: hi - lo <= tol * max(lo, Fraction(1, 10**6)),
-                        limit=Fraction(2**40), what=f"eps with delta(eps) <= {delta}", max_steps=max_steps)
+                        limit=Fraction(2**40), what=f"eps with delta(eps) <= {delta}", max_steps=max_steps,
+                        guide=guide)
         return Enclosure(_down(lo), _up(hi))
+
+
+def _dyadic(x: float) -> Fraction:
+    """A short dyadic near the float x (a proposal point; exactness is not needed)."""
+    return Fraction(round(x * 2**40), 2**40) if math.isfinite(x) else Fraction(0)
 
 
 def _down(x: Fraction) -> arb:
