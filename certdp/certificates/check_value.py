@@ -79,7 +79,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                     {"reported", "rounding", "verdict", "assumptions"})
     _fields(doc["evidence"], "evidence", set(), set())
     q = claim["quantity"]
-    if q not in QUANTITIES:
+    if not isinstance(q, str) or q not in QUANTITIES:
         raise MalformedCertificate(f"claim.quantity must be one of {sorted(QUANTITIES)}, got {q!r}")
     at_raw = _fields(claim["at"], "claim.at", QUANTITIES[q], set())
     at = {k: _num(v, f"claim.at.{k}") for k, v in at_raw.items()}

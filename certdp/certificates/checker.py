@@ -229,8 +229,18 @@ def check(doc: Any) -> CheckResult:
     """Check a parsed certificate document.
 
     Raises :class:`MalformedCertificate` for malformed documents (unknown
-    fields/kinds, bad numbers, unparsable mechanism spec).
+    fields/kinds, bad numbers, unparsable mechanism spec).  A field of the wrong
+    JSON type that a kind's validation missed still ends as MalformedCertificate
+    (never a traceback, never VALID).
     """
+    try:
+        return _check_document(doc)
+    except (TypeError, KeyError, AttributeError, IndexError) as err:
+        raise MalformedCertificate(f"malformed certificate: a field has the wrong type or shape "
+                                   f"({type(err).__name__}: {err})") from None
+
+
+def _check_document(doc: Any) -> CheckResult:
     validate_top(doc)
     kind = doc["claim"]["kind"]
     if kind in GDP_KINDS:

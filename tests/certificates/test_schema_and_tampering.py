@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pathlib
 from fractions import Fraction
 
@@ -34,6 +35,8 @@ from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.gdp import delta_mu, mu_from_eps_delta
 
 jsonschema = pytest.importorskip("jsonschema")
+#: junk mutants per run (TAMPER_EXAMPLES=1500 for a longer campaign)
+TAMPER_EXAMPLES = int(os.environ.get("TAMPER_EXAMPLES", "150"))
 SCHEMA = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
@@ -148,7 +151,7 @@ def test_no_false_claim_is_valid(documents):
     assert counts["false_valid"] == 0 and counts["false"] >= 80 and counts["true_valid"] >= 50, counts
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=TAMPER_EXAMPLES, deadline=None)
 @given(kind=st.sampled_from(["gdp", "gdp_head", "not_gdp", "dp_pld", "adp_not_prdp", "dp", "value"]),
        junk=st.sampled_from(["1e100000", "1e-400", "-1", "0", "", "abc", "9" * 5000, "1/0", None, 1.5, [], {}, True]),
        where=st.integers(0, 50))

@@ -25,7 +25,7 @@ from fractions import Fraction
 from flint import arb
 
 from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
-from certdp.errors import InputError
+from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -104,10 +104,15 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         return _full_batch(s, T, delta=delta, eps=eps, mu=mu, t0=t0)
     acc = PLDAccountant(h=h, tau=tau, lower=two_sided).compose(SubsampledGaussian(s, q), T)
     kw: dict = {}
-    if delta is not None:
-        kw["eps"] = acc.epsilon(delta)
-    else:
-        kw["delta"] = acc.delta(eps)
+    for refine in range(MAX_REFINE + 1):
+        if delta is not None:
+            kw["eps"] = answer = acc.epsilon(delta)
+        else:
+            kw["delta"] = answer = acc.delta(eps)
+        if h is not None or not two_sided or _narrow(answer, delta is not None) or refine == MAX_REFINE:
+            break
+        check_budget("refining the PLD grid for a narrower enclosure", refine + 1, MAX_REFINE)
+        acc = PLDAccountant(h=acc.h / 2, tau=tau, lower=True).compose(SubsampledGaussian(s, q), T)
     if mu:
         from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
@@ -117,6 +122,17 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     settings = acc.discretisation()
     target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
+
+
+#: With the automatic grid, a two-sided answer wider than TARGET_WIDTH is
+#: recomputed on a grid twice as fine, at most MAX_REFINE times.
+MAX_REFINE = 4
+
+
+def _narrow(enc: Enclosure, is_eps: bool) -> bool:
+    """Width <= 1 % of the upper end, and for ε also <= max(0.02, 0.1 % of it)."""
+    width, hi = enc.hi_exact - enc.lo_exact, enc.hi_exact
+    return width <= hi / 100 and (not is_eps or width <= max(Fraction(1, 50), hi / 1000))
 
 
 def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0: float) -> DPSGDResult:
