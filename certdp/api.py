@@ -138,5 +138,94 @@ def verify(path: str) -> Any:
     return _verify(path)
 
 
-__all__ = ["mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "delta_mu", "mu_gdp", "eps_gdp",
-           "tradeoff_mu", "adp_to_prdp", "verify", "Answer", "GDPAnswer", "Enclosure"]
+# -- additions for the teaching notebooks (issue 18): accountants, switch points,
+# finite mechanisms and the ADP/PrDP counterexample, Theorem 5.1 ---------------
+
+def mu_pure_dp(eps0: object, **options: Any) -> Enclosure:
+    """μ₀ = −2Φ⁻¹(1/(1 + e^{ε₀})): every ε₀-DP mechanism is μ₀-GDP, tight for
+    randomized response (Liu et al. 2022 Thm 5.1)."""
+    from certdp.numerics.gdp import mu_from_pure_dp  # noqa: PLC0415
+
+    return mu_from_pure_dp(eps0, **options)
+
+
+def phi(mech: str | Mechanism, count: int = 1, *, method: str = "auto", **options: Any) -> Any:
+    """The characteristic-function accountant (Zhu, Dong & Wang 2022) holding ``count``
+    copies of the mechanism: φ of the composition is the product of the φ's.
+    ``.delta(eps)`` and ``.epsilon(delta)`` are certified enclosures;
+    ``.compose(other, k)`` adds more (heterogeneous compositions);
+    ``.log_phi_expr()`` is the accumulated log φ(t) (sympy), ``.mu_squared`` the
+    Gaussian part, ``.delta_at_infinity()`` the mass of the loss at +∞.
+    ``method``: ``"auto"``, ``"exact"`` (atom convolution / closed forms) or
+    ``"integral"`` (the certified Lévy inversion integral, needs a Gaussian)."""
+    from certdp.analyses.accountants.phi import PhiAccountant  # noqa: PLC0415
+
+    return PhiAccountant(method=method, **options).compose(mechanism(mech), count)
+
+
+def pld(mech: str | Mechanism, count: int = 1, *, h: object = None, **options: Any) -> Any:
+    """The certified privacy-loss-distribution accountant (Doroshenko et al. 2022
+    connect-the-dots discretisation, losses rounded outward, exact integer
+    convolution) holding ``count`` copies of a (Poisson-subsampled) Gaussian:
+    ``.delta(eps)`` and ``.epsilon(delta)`` are enclosures; ``h`` is the loss grid
+    step (default chosen from the composition; a coarser grid only widens them)."""
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+
+    return PLDAccountant(h=h, **options).compose(mechanism(mech), count)
+
+
+def switch_point(mech: str | Mechanism, **options: Any) -> Any:
+    """The certified switch point (ε*, δ*) of a mechanism known by σ = f(ε, δ)
+    (``sgd``, ``icea``, ``tradeoff``): the refined profile is the Theorem 3.1
+    segment from (ε*, δ*) left of ε* and the naive profile right of it
+    (Liu et al. 2022 App. B).  Fields ``eps``, ``delta`` (enclosures)."""
+    from certdp.errors import InputError  # noqa: PLC0415
+    from certdp.mechanisms.formula import TradeoffMechanism  # noqa: PLC0415
+
+    m = mechanism(mech)
+    if not isinstance(m, TradeoffMechanism):
+        raise InputError(f"{m.spec()}: switch points exist for sgd, icea and tradeoff mechanisms only")
+    return m.switch_point(**options)
+
+
+def _finite(table: Any, labels: dict[str, Any]) -> Any:
+    from certdp.analyses.prdp.finite import DiagonalMechanism, FiniteMechanism  # noqa: PLC0415
+
+    if isinstance(table, (FiniteMechanism, DiagonalMechanism)):
+        return table
+    return FiniteMechanism(table, **labels)
+
+
+def is_adp(table: Any, eps: object, delta: object, **labels: Any) -> Any:
+    """Exact decision: is the finite mechanism with rows ``table[input][output]``
+    (exact entries: ints, Fractions, strings such as ``"1/3"`` or ``"e/(1+e)"``)
+    (ε, δ)-approximately DP?  Hockey-stick divergence
+    max over neighbours (a, b) of Σ_c (p_a(c) − e^ε p_b(c))⁺ ≤ δ (Guingona et al. 2023
+    Def 2.2).  ``labels``: ``inputs``, ``outputs``, ``neighbours`` (default all pairs).
+    Returns a check with ``holds``, ``margin`` (δ − sup) and ``witness``."""
+    from certdp.analyses.prdp.finite import is_adp as _f  # noqa: PLC0415
+
+    return _f(_finite(table, labels), eps, delta)
+
+
+def is_prdp(table: Any, eps: object, delta: object, **labels: Any) -> Any:
+    """Exact decision: is the finite mechanism (ε, δ)-probabilistically DP,
+    P_{c∼M(a)}[p_a(c)/p_b(c) > e^ε] ≤ δ for all neighbours (Guingona et al. 2023
+    Def 2.2)?  Arguments and result as for :func:`is_adp`."""
+    from certdp.analyses.prdp.finite import is_prdp as _f  # noqa: PLC0415
+
+    return _f(_finite(table, labels), eps, delta)
+
+
+def counterexample(eps: object, delta: object, eps_hat: object) -> Any:
+    """An (ε, δ)-ADP mechanism that is not (ε̂, δ)-PrDP (Guingona et al. 2023
+    Thm 3.2, via Lemma 3.1): ``n`` outputs, the rational ``p``, ``q``, the exact
+    verdicts ``adp`` and ``prdp``, the Lemma 3.1 ``conditions`` and ``valid``."""
+    from certdp.analyses.prdp.constructions import theorem_3_2  # noqa: PLC0415
+
+    return theorem_3_2(eps, delta, eps_hat)
+
+
+__all__ = ["mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "rdp", "delta_mu",
+           "mu_gdp", "eps_gdp", "tradeoff_mu", "adp_to_prdp", "verify", "mu_pure_dp", "phi", "pld",
+           "switch_point", "is_adp", "is_prdp", "counterexample", "Answer", "GDPAnswer", "Enclosure"]
