@@ -36,7 +36,7 @@ from typing import Callable
 
 from flint import arb
 
-from certdp.errors import InputError
+from certdp.errors import InputError, PrecisionError
 from certdp.numerics.decide import adaptive, decide
 from certdp.numerics.ball import (
     MAX_PREC,
@@ -153,6 +153,8 @@ def _dyadic(x: float, bits: int = 60) -> Fraction:
     """A dyadic rational close to the float x (search points only)."""
     if x == 0:
         return Fraction(0)
+    if not math.isfinite(x):
+        raise PrecisionError(f"the float search left the representable range ({x})")
     m, e = math.frexp(x)
     return Fraction(round(m * (1 << bits))) / Fraction(2) ** (bits - e)
 
