@@ -28,7 +28,8 @@ LAYERS = {
 CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr", "certdp.mechanisms")
 CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
                    "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts",
-                   "certdp.certificates.check_value", "certdp.certificates.check_pld")
+                   "certdp.certificates.check_value", "certdp.certificates.check_pld",
+                   "certdp.certificates.check_iv")
 
 
 def _modules() -> dict[str, pathlib.Path]:

@@ -300,6 +300,23 @@ def _no_float(text: str) -> Any:
     raise ValueError(f"bare JSON number {text!r}: certificate numbers must be decimal strings")
 
 
-def verify(path: str) -> CheckResult:
-    """Load and check the certificate at ``path`` (``certdp verify FILE``)."""
-    return check(load(path))
+KERNELS = ("flint", "mpmath")
+
+
+def verify(path: str, kernel: str = "flint") -> CheckResult:
+    """Load and check the certificate at ``path`` (``certdp verify FILE``);
+    ``kernel="mpmath"`` re-checks with the second, independent interval kernel
+    (:mod:`certdp.certificates.check_iv`)."""
+    doc = load(path)
+    if kernel == "flint":
+        return check(doc)
+    if kernel != "mpmath":
+        raise InputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    from certdp.certificates.check_iv import check as check_with_mpmath  # noqa: PLC0415
+
+    try:
+        ok, step = check_with_mpmath(doc)
+    except (TypeError, KeyError, AttributeError, IndexError) as err:
+        raise MalformedCertificate(f"malformed certificate: a field has the wrong type or shape "
+                                   f"({type(err).__name__}: {err})") from None
+    return CheckResult(bool(ok), claim_summary(doc), None if ok else step, assumptions_of(doc) if ok else ())

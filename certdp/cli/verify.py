@@ -14,7 +14,7 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.certificates.schema import MalformedCertificate  # noqa: PLC0415
 
     try:
-        res = verify(args.file)
+        res = verify(args.file, args.kernel)
     except MalformedCertificate as err:
         if args.json:
             print(json.dumps({"valid": False, "claim": None, "failed_step": None, "error": f"malformed: {err}"}))
@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(which are printed), 2 malformed.",
     )
     p.add_argument("file", help="certificate JSON file (at most 16 MiB)")
+    p.add_argument("--kernel", choices=("flint", "mpmath"), default="flint",
+                   help="interval kernel: flint (python-flint balls, default) or mpmath (mpmath.iv, an "
+                        "independent second kernel for the closed-form kinds)")
     add_budget_flag(p, "600")
     add_json_flag(p)
     p.set_defaults(handler=_run)

@@ -96,10 +96,11 @@ class Compiler:
         else:
             inner = Compiler(base, ()).composite(e)
         lift = self.backend.lift
+        precision = getattr(self.backend, "precision", None) or (lambda: ctx.prec)
         cache: dict[int, Any] = {}
 
         def const(_env: Env) -> Any:
-            p = ctx.prec
+            p = precision()
             v = cache.get(p)
             if v is None:
                 v = cache[p] = lift(inner(()))

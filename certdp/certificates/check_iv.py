@@ -1,0 +1,208 @@
+"""``certdp verify --kernel mpmath``: re-check closed-form certificates with a
+second, independent interval kernel (mpmath ``iv`` and
+:mod:`certdp.numerics.iv`'s rigorous erfc), computing nothing with python-flint.
+
+Kinds and what is re-derived (the same inequalities as the flint checker):
+
+* ``gdp_exact`` — exact rational arithmetic only (kernel-free): μ² >= the exact μ².
+* ``dp`` / ``not_dp`` with a closed-form profile — δ_M(ε) <= δ / > δ.
+  With evidence ``pld`` (DP-SGD) the integer convolution is not re-done here:
+  such certificates need the flint kernel, and say so (INVALID under this kernel).
+* ``not_gdp`` — the witness δ_A(ε*) > δ_μ(ε*).
+* ``gdp`` / ``gdp_head`` — first-order cells δ_A(a_i) <= δ_μ(a_{i+1}) (or
+  δ_A(a_i) = 0), the zero tail, the residual and the μ⁻ witness.  A cell that
+  needs the second-order (mean-value) test fails here: such certificates need
+  the flint kernel.
+* ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
+  ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict.
+* ``adp_not_prdp`` — not re-checked by this kernel yet (INVALID, with the reason).
+
+An undecided comparison is retried at 2× and 4× the certificate's precision,
+then fails (never guessed).  Structure is validated by the same schema code as
+the flint checker.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from mpmath import iv
+
+from certdp.certificates.check_exact import check as check_gdp_exact
+from certdp.certificates.facts import known_facts_step, parse_mechanism
+from certdp.certificates.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
+from certdp.errors import InputError
+from certdp.expr.ivbackend import compile_iv
+from certdp.expr.symbols import EPS
+from certdp.numerics import iv as kernel
+from certdp.numerics.exact import exact, printed_interval
+
+
+class _Fail(Exception):
+    pass
+
+
+def _num(text: Any, where: str) -> Fraction:
+    try:
+        return exact(text, where)
+    except (InputError, TypeError) as err:
+        raise MalformedCertificate(str(err)) from None
+
+
+def _decide(test: Callable[[], bool | None], prec: int, what: str) -> bool:
+    """True/False once decided at prec, 2·prec or 4·prec; else _Fail(what)."""
+    old = iv.prec
+    try:
+        for p in (prec, 2 * prec, 4 * prec):
+            iv.prec = p
+            out = test()
+            if out is not None:
+                return out
+    finally:
+        iv.prec = old
+    raise _Fail(f"undecided under the mpmath kernel: {what}")
+
+
+def _profile(mech: Any) -> Callable[[Fraction], Any]:
+    try:
+        f = compile_iv(mech.profile(), (EPS,))
+    except InputError as err:
+        raise _Fail(f"the profile cannot be evaluated by the mpmath kernel: {err}") from None
+    return lambda e: f(kernel.point(e))
+
+
+def _le(x: Any, y: Any) -> bool | None:
+    """Certain x <= y (True), certain x > y (False), else None."""
+    if x.b <= y.a:
+        return True
+    if x.a > y.b:
+        return False
+    return None
+
+
+def _gt(x: Any, y: Any) -> bool | None:
+    """Certain x > y (True), certain x <= y (False), else None."""
+    out = _le(x, y)
+    return None if out is None else not out
+
+
+def _dmu(mu: Fraction, e: Fraction) -> Any:
+    return kernel.delta_mu(kernel.point(mu), kernel.point(e))
+
+
+def check(doc: Any) -> tuple[bool, str | None]:
+    """(valid, first failing step) under the mpmath kernel."""
+    validate_top(doc)
+    kind = doc["claim"]["kind"]
+    try:
+        if kind == "gdp_exact":
+            return check_gdp_exact(doc)
+        if kind in GDP_KINDS:
+            validate_gdp(doc)
+            return _gdp(doc)
+        if kind in ("dp", "not_dp"):
+            return _dp(doc)
+        if kind == "value":
+            return _value(doc)
+        if kind == "adp_not_prdp":
+            return False, "adp_not_prdp certificates are not re-checked by the mpmath kernel yet (use the flint kernel)"
+    except _Fail as err:
+        return False, str(err)
+    raise MalformedCertificate(f"unknown claim kind {kind!r}")
+
+
+def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    from certdp.certificates.check_dp import _validate  # noqa: PLC0415  (structure only)
+
+    mech, eps, delta = _validate(doc)
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        return False, step
+    if "pld" in doc["evidence"]:
+        return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
+    prof = _profile(mech)
+    holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")
+    if doc["claim"]["kind"] == "dp":
+        return (True, None) if holds else (False, "delta_M(eps) > delta: not (eps, delta)-DP")
+    return (True, None) if not holds else (False, "delta_M(eps) <= delta: the mechanism is (eps, delta)-DP")
+
+
+def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
+    mech = parse_mechanism(doc)
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        return False, step
+    prof = _profile(mech)
+    mu = _num(claim["mu"], "claim.mu")
+    if claim["kind"] == "not_gdp":
+        e = _num(ev["witness"]["eps"], "evidence.witness.eps")
+        ok = _decide(lambda: _gt(prof(e), _dmu(mu, e)), prec, "the not_gdp witness")
+        return (True, None) if ok else (False, "witness: delta_A(eps) > delta_mu(eps) does not hold")
+    cells = [_num(c, f"evidence.cells[{i}]") for i, c in enumerate(ev["cells"])]
+    eps_max = _num(claim["eps_max"], "claim.eps_max")
+    if cells[0] != 0 or cells[-1] != eps_max or any(not a < b for a, b in zip(cells, cells[1:])):
+        return False, "cells: breakpoints must increase from 0 to eps_max"
+    for i, (a, b) in enumerate(zip(cells, cells[1:])):
+        def cell(a: Fraction = a, b: Fraction = b) -> bool | None:
+            y = prof(a)
+            if y.b <= 0:
+                return True
+            return _le(y, _dmu(mu, b))
+        if not _decide(cell, prec, f"cell {i}"):
+            return False, f"cell {i}: delta_A(a) <= delta_mu(b) fails at first order (the flint kernel has the second-order test)"
+    tail = ev["tail"]
+    if tail["kind"] == "zero":
+        ez = _num(tail["eps_zero"], "evidence.tail.eps_zero")
+        if not 0 <= ez <= eps_max or not _decide(lambda: prof(ez).b <= 0 or None, prec, "the zero tail"):
+            return False, "tail: delta_A(eps_zero) = 0 does not hold"
+    if "residual" in claim:
+        r = _num(claim["residual"], "claim.residual")
+        if not _decide(lambda: _le(prof(eps_max), kernel.point(r)), prec, "the residual"):
+            return False, "residual: delta_A(eps_max) <= residual does not hold"
+    if "mu_lower" in claim:
+        ml = _num(claim["mu_lower"], "claim.mu_lower")
+        if ml > 0:
+            e = _num(ev["witness"]["eps"], "evidence.witness.eps")
+            if not _decide(lambda: _le(_dmu(ml, e), prof(e)), prec, "the mu_lower witness"):
+                return False, "witness: delta_A(eps) >= delta_mu(mu_lower, eps) does not hold"
+    return True, None
+
+
+def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    from certdp.certificates.check_value import check as structure  # noqa: PLC0415
+
+    structure_ok, _ = structure(doc)  # validation (raises MalformedCertificate); its verdict is ignored
+    del structure_ok
+    c, prec = doc["claim"], doc["precision"]
+    at = {k: _num(v, f"claim.at.{k}") for k, v in c["at"].items()}
+    lo, hi = _num(c["lo"], "claim.lo"), _num(c["hi"], "claim.hi")
+    q = c["quantity"]
+    if q == "mu_gdp":
+        e, d = kernel.point(at["eps"]), kernel.point(at["delta"])
+        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e), d), prec, "delta_lo <= delta")) \
+            and _decide(lambda: _le(d, kernel.delta_mu(kernel.point(hi), e)), prec, "delta <= delta_hi")
+    else:
+        mech = parse_mechanism(doc)
+        step = known_facts_step(doc, mech)
+        if step is not None:
+            return False, step
+        prof = _profile(mech)
+        if q == "delta":
+            y = lambda: prof(at["eps"])  # noqa: E731
+            ok = _decide(lambda: _le(y(), kernel.point(hi)), prec, "delta <= hi") and \
+                (lo <= 0 or _decide(lambda: _le(kernel.point(lo), y()), prec, "lo <= delta"))
+        else:
+            d = kernel.point(at["delta"])
+            ok = _decide(lambda: _le(prof(hi), d), prec, "delta_M(hi) <= delta") and \
+                (lo <= 0 or _decide(lambda: _gt(prof(lo), d), prec, "delta_M(lo) > delta"))
+    if not ok:
+        return False, "the enclosure is not proved by the mpmath kernel"
+    if "verdict" in c:
+        a, b = printed_interval(c["reported"], c["rounding"])
+        inside = a <= lo and hi <= b
+        apart = hi < a or lo > b
+        if (c["verdict"] == "CONFIRMED" and not inside) or (c["verdict"] == "REFUTED" and not apart):
+            return False, "the verdict does not follow from the enclosure"
+    return True, None
