@@ -6,27 +6,53 @@ maps it to certdp mechanisms **exactly** — every float parameter is the
 dyadic rational it stores (``Fraction(0.1)`` = 3602879701896397/2^55), since
 that is the number dp_accounting itself computes with — and answers
 ``get_epsilon`` / ``get_delta`` with certdp's certified enclosures through the
-one composition route (:func:`certdp.analyses.dispatch.composition_accountant`),
-returning the upper end rounded up to a float: a certified upper bound on the
-true ε (δ) of the event, under the add-or-remove-one relation.
+one composition route (:func:`certdp.analyses.dispatch.composition_accountant`,
+the route of ``certdp account``: the certified PLD accountant when
+Poisson-subsampled Gaussians are present, the characteristic-function
+accountant of Zhu, Dong & Wang, *Optimal accounting of differential privacy via
+characteristic function*, AISTATS 2022, otherwise), returning the upper end
+rounded up to a float: a certified upper bound on the true ε (δ) of the event,
+under the add-or-remove-one relation.
 
-Supported events: Gaussian, Laplace, Poisson-sampled Gaussian, self-composed
-and composed events, no-op.  Anything else (randomized response and the
-replace-one relation, sampling without replacement, tree aggregation, …) raises
-``UnsupportedEventError`` (dp_accounting's own class when it is installed).
+Events (dp_accounting 0.6 names; recognised by class name, so converting an
+event needs no import of dp_accounting):
+
+===============================  ===============================================
+``GaussianDpEvent(σ)``           ``gaussian(sigma=σ)``
+``LaplaceDpEvent(b)``            ``laplace(scale=b)``
+``PoissonSampledDpEvent(q, G)``  ``subsample(gaussian(sigma=σ), rate=q)`` (G Gaussian)
+``SelfComposedDpEvent(E, k)``    ``compose(E, k=k)``
+``ComposedDpEvent([...])``       the list of its parts (``event_to_specs``)
+``NoOpDpEvent``                  nothing
+===============================  ===============================================
+
+As in dp_accounting's own accountants, ``NonPrivateDpEvent`` and a noise
+multiplier 0 make the accountant answer ε = ∞ (δ = 1), and a sampling
+probability 0 is a no-op.  Everything else — ``RandomizedResponseDpEvent``
+(dp_accounting defines it for the replace-one relation only), Poisson sampling
+of anything but a Gaussian, sampling without replacement, tree aggregation,
+zCDP, discrete Laplace, mixtures of Gaussians, a Laplace mixed with subsampled
+Gaussians (no certified accountant holds both yet) — raises
+:class:`UnsupportedEventError`, which is a :class:`certdp.errors.InputError`
+and, when dp_accounting is installed, also dp_accounting's
+``UnsupportedEventError``.  (dp_accounting 0.6 has no ``EpsilonDeltaDpEvent``;
+an (ε, δ)-DP guarantee is certdp's ``approx_dp(eps=..., delta=...)``.)
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import operator
 from fractions import Fraction
 from typing import Any
 
 from certdp.errors import InputError
 from certdp.numerics.exact import fraction_to_str
 
-try:  # the optional extra `interop`
+try:  # the optional extra `interop`; the converters below work without it
     import dp_accounting as _dpa
-except ImportError:  # pragma: no cover - exercised without the extra
+except ImportError:  # pragma: no cover - exercised without the extra (tests/interop/test_without_extra.py)
     _dpa = None
 
 
@@ -41,109 +67,257 @@ else:  # pragma: no cover
     UnsupportedEventError = UnsupportedEvent  # type: ignore[misc]
 
 
-def _num(x: Any, what: str) -> str:
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
+def _fraction(x: Any, what: str) -> Fraction:
+    """The exact value of a parameter (a float is the dyadic rational it stores)."""
+    if isinstance(x, bool):
         raise UnsupportedEventError(f"{what} must be a number, got {x!r}")
     try:
-        q = Fraction(x)
+        if isinstance(x, numbers.Rational):  # int, Fraction, numpy integers
+            return Fraction(x.numerator, x.denominator)
+        ratio = getattr(x, "as_integer_ratio", None)  # float, numpy floating types
+        if ratio is None:
+            raise UnsupportedEventError(f"{what} must be a number, got {x!r}")
+        return Fraction(*ratio())
     except (OverflowError, ValueError):
         raise UnsupportedEventError(f"{what} must be finite, got {x!r}") from None
-    return fraction_to_str(q)
 
 
-def _leaf(event: Any) -> str:
-    name = type(event).__name__
-    if name == "GaussianDpEvent":
-        return f"gaussian(sigma={_num(event.noise_multiplier, 'noise_multiplier')})"
-    if name == "LaplaceDpEvent":
-        return f"laplace(scale={_num(event.noise_multiplier, 'noise_multiplier')})"
-    if name == "RandomizedResponseDpEvent":
-        # dp_accounting defines it for the replace-one relation only; this accountant is add-or-remove
-        raise UnsupportedEventError("RandomizedResponseDpEvent needs the replace-one relation, which this "
-                                    "accountant does not offer (use certdp's randomized_response(p=...) directly)")
-    if name == "PoissonSampledDpEvent":
-        inner = event.event
-        if type(inner).__name__ != "GaussianDpEvent":
-            raise UnsupportedEventError(f"Poisson sampling of {type(inner).__name__} is not supported yet")
-        return (f"subsample(gaussian(sigma={_num(inner.noise_multiplier, 'noise_multiplier')}), "
-                f"rate={_num(event.sampling_probability, 'sampling_probability')})")
-    raise UnsupportedEventError(f"{name} is not supported by certdp")
+def _count(x: Any, what: str) -> int:
+    try:
+        k = operator.index(x)  # int, numpy integers
+    except TypeError:
+        raise UnsupportedEventError(f"{what} must be a non-negative integer, got {x!r}") from None
+    if isinstance(x, bool) or k < 0:
+        raise UnsupportedEventError(f"{what} must be a non-negative integer, got {x!r}")
+    return k
+
+
+class _Walk:
+    """The (spec, count) items of an event, in order, and whether a non-private
+    part (ε = ∞) occurred.  Items with count 0 are kept, so that ``supports``
+    (which composes 0 times) still validates and routes every part."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, int]] = []
+        self.non_private = False
+
+    def visit(self, event: Any, count: int) -> None:
+        name = type(event).__name__
+        if name == "NoOpDpEvent":
+            return
+        if name == "NonPrivateDpEvent":
+            self.non_private = True
+            return
+        if name == "SelfComposedDpEvent":
+            self.visit(event.event, count * _count(event.count, "SelfComposedDpEvent.count"))
+            return
+        if name == "ComposedDpEvent":
+            for part in event.events:
+                self.visit(part, count)
+            return
+        if name in ("GaussianDpEvent", "LaplaceDpEvent"):
+            noise = _fraction(event.noise_multiplier, f"{name}.noise_multiplier")
+            if noise == 0:  # dp_accounting: not private
+                self.non_private = True
+                return
+            kind, arg = ("gaussian", "sigma") if name == "GaussianDpEvent" else ("laplace", "scale")
+            self._add(f"{kind}({arg}={fraction_to_str(noise)})", count, event)
+            return
+        if name == "PoissonSampledDpEvent":
+            inner = event.event
+            if type(inner).__name__ != "GaussianDpEvent":
+                raise UnsupportedEventError(
+                    f"Poisson sampling of {type(inner).__name__} is not supported (certdp's certified "
+                    "accountants hold Poisson-subsampled Gaussians only)")
+            rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
+            noise = _fraction(inner.noise_multiplier, "GaussianDpEvent.noise_multiplier")
+            if rate == 0:  # dp_accounting: nothing is released about anyone
+                return
+            if noise == 0:
+                self.non_private = True
+                return
+            self._add(f"subsample(gaussian(sigma={fraction_to_str(noise)}), rate={fraction_to_str(rate)})",
+                      count, event)
+            return
+        if name == "RandomizedResponseDpEvent":
+            raise UnsupportedEventError(
+                "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only, "
+                "and this accountant is add-or-remove-one (certdp's randomized_response(p=...) is the binary "
+                "mechanism, usable directly)")
+        raise UnsupportedEventError(f"{name} is not supported by certdp")
+
+    def _add(self, spec: str, count: int, event: Any) -> None:
+        from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+        try:
+            parse_spec(spec)  # parameters are validated here, not at the first get_epsilon
+        except InputError as err:
+            raise UnsupportedEventError(f"{type(event).__name__}: {err}") from None
+        self.items.append((spec, count))
+
+
+def _walk(event: Any, count: int = 1) -> _Walk:
+    w = _Walk()
+    w.visit(event, _count(count, "count"))
+    return w
+
+
+def _merged(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Identical specs added up (composition is commutative), first appearance order."""
+    out: dict[str, int] = {}
+    for spec, k in items:
+        out[spec] = out.get(spec, 0) + k
+    return list(out.items())
 
 
 def event_to_specs(event: Any, count: int = 1) -> list[tuple[str, int]]:
-    """The event as (certdp spec, count) pairs, in order (a composition)."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise UnsupportedEventError(f"count must be a non-negative integer, got {count!r}")
-    name = type(event).__name__
-    if name == "NoOpDpEvent":
-        return []
-    if name == "SelfComposedDpEvent":
-        return event_to_specs(event.event, count * event.count)
-    if name == "ComposedDpEvent":
-        return [item for e in event.events for item in event_to_specs(e, count)]
-    spec = _leaf(event)  # validated even for count 0 (dp_accounting's supports() composes 0 times)
-    return [(spec, count)] if count else []
+    """The event composed ``count`` times as (certdp spec, count) pairs, in order
+    (a heterogeneous composition); parts composed 0 times are left out.
+
+    Raises :class:`UnsupportedEventError` for an unsupported or non-private event
+    (a non-private event has no certdp spec; :class:`CertifiedAccountant` answers ε = ∞ for it).
+    """
+    w = _walk(event, count)
+    if w.non_private:
+        raise UnsupportedEventError(f"{type(event).__name__} contains a non-private part (ε = ∞): no certdp spec")
+    return [(spec, k) for spec, k in w.items if k]
 
 
 def event_to_spec(event: Any) -> str:
-    """One certdp spec for an event that is a single mechanism composed k times."""
-    items = event_to_specs(event)
-    if len(items) != 1:
-        raise UnsupportedEventError("this event is a heterogeneous composition: use event_to_specs")
+    """One certdp spec for an event that is a single mechanism composed k times
+    (``"gaussian(sigma=2)"``, ``"compose(subsample(gaussian(sigma=1), rate=1/8), k=100)"``);
+    identical parts of a ``ComposedDpEvent`` are added up.  A heterogeneous
+    composition has no single spec in certdp's grammar: use :func:`event_to_specs`."""
+    items = _merged(event_to_specs(event))
+    if not items:
+        raise UnsupportedEventError(f"{type(event).__name__} releases nothing: there is no mechanism spec for it")
+    if len(items) > 1:
+        raise UnsupportedEventError("this event is a heterogeneous composition of "
+                                    f"{', '.join(s for s, _ in items)}: use event_to_specs")
     spec, k = items[0]
     return spec if k == 1 else f"compose({spec}, k={k})"
+
+
+def _target(x: Any, what: str) -> Fraction:
+    """An exact target (δ or ε): a float is the rational it stores; no NaN / ∞ / negatives."""
+    if isinstance(x, float) and not math.isfinite(x):
+        raise InputError(f"{what} must be finite, got {x!r}")
+    if isinstance(x, str):
+        from certdp.numerics.exact import exact  # noqa: PLC0415
+
+        q = exact(x, what)
+    else:
+        try:
+            q = _fraction(x, what)
+        except UnsupportedEvent as err:
+            raise InputError(str(err)) from None
+    if q < 0:
+        raise InputError(f"{what} must be >= 0, got {x!r}")
+    return q
 
 
 _Base: Any = _dpa.PrivacyAccountant if _dpa is not None else object
 
 
 class CertifiedAccountant(_Base):
-    """dp_accounting's ``PrivacyAccountant`` interface with certified answers:
-    ``compose(event, count)`` (returns self), ``get_epsilon(target_delta)`` and
-    ``get_delta(target_epsilon)`` return floats that are **upper bounds** of the
-    true values (the certified enclosure's upper end rounded up); the
-    enclosures themselves are ``epsilon_enclosure`` / ``delta_enclosure``."""
+    """dp_accounting's ``PrivacyAccountant`` interface with certified answers.
+
+    ``compose(event, count)`` (returns self), ``supports(event)``,
+    ``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` return floats
+    that are **upper bounds** of the true values: the upper end of certdp's
+    certified enclosure rounded up to a float.  The enclosures themselves are
+    ``epsilon_enclosure`` / ``delta_enclosure``; ``items`` are the certdp specs
+    composed so far (identical ones added up).  A part no certified accountant
+    can hold together with the earlier ones is refused at ``compose`` time
+    (``supports`` is False), not at the first query.
+
+    Conventions of dp_accounting kept: a non-private event gives ε = ∞ and
+    δ = 1; nothing composed gives 0.  ``get_epsilon`` with ``target_delta`` >= 1
+    is 0; ``target_delta`` = 0 is refused (certdp does not compute ε at δ = 0).
+    """
 
     def __init__(self, neighboring_relation: Any = None) -> None:
         if _dpa is None:  # pragma: no cover
-            raise InputError("certdp.interop.dp_accounting needs the extra: pip install 'certdp[interop]'")
+            raise InputError("CertifiedAccountant needs dp_accounting: pip install 'certdp[interop]' "
+                             "(event_to_spec / event_to_specs work without it)")
         rel = neighboring_relation or _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
         if rel != _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE:
-            raise UnsupportedEventError("only the add-or-remove-one relation is supported")
+            raise UnsupportedEventError(f"only the add-or-remove-one relation is supported, got {rel}")
         super().__init__(rel)
         self.items: list[tuple[str, int]] = []
+        self.non_private = False
+        self._acc: Any = None  # the composition accountant of self.items (it caches its own work)
 
-    def _maybe_compose(self, event: Any, count: int, do_compose: bool) -> Any:
-        try:
-            items = event_to_specs(event, count)
-        except InputError as err:
-            return self.CompositionErrorDetails(invalid_event=event, error_message=str(err))
-        if do_compose:
-            self.items.extend(items)
-        return None
-
-    def _accountant(self) -> Any:
+    @staticmethod
+    def _route(items: list[tuple[str, int]]) -> Any:
+        """certdp's composition accountant for ``items`` (cheap: nothing is computed yet)."""
         from certdp.analyses.dispatch import composition_accountant  # noqa: PLC0415
         from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
-        return composition_accountant([(parse_spec(s), k) for s, k in self.items])[0]
+        return composition_accountant([(parse_spec(s), max(k, 1)) for s, k in items])[0]
+
+    def _maybe_compose(self, event: Any, count: int, do_compose: bool) -> Any:
+        try:
+            w = _walk(event, count)
+            merged = _merged(self.items + w.items)
+            if w.items:
+                self._route(merged)  # refuses mixes no certified accountant holds
+        except InputError as err:
+            return self.CompositionErrorDetails(invalid_event=event, error_message=str(err))
+        if do_compose:
+            self.non_private = self.non_private or w.non_private
+            new = [(s, k) for s, k in merged if k]
+            if new != self.items:
+                self.items, self._acc = new, None
+        return None
+
+    def compose(self, event: Any, count: int = 1) -> "CertifiedAccountant":
+        """dp_accounting's ``compose`` (returns self); a refused event raises this module's
+        :class:`UnsupportedEventError` (a dp_accounting ``UnsupportedEventError`` and a
+        certdp ``InputError``) and leaves the accountant unchanged."""
+        try:
+            return super().compose(event, count)
+        except _dpa.UnsupportedEventError as err:
+            if isinstance(err, UnsupportedEventError):
+                raise
+            raise UnsupportedEventError(str(err)) from None
+
+    def _accountant(self) -> Any:
+        if self._acc is None:
+            self._acc = self._route(self.items)
+        return self._acc
 
     def epsilon_enclosure(self, target_delta: Any) -> Any:
+        """Certified enclosure of ε(δ) = min{ε >= 0 : δ(ε) <= target_delta}, 0 < target_delta < 1."""
         from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
 
-        if not self.items:
+        d = _target(target_delta, "target_delta")
+        if self.non_private:
+            raise InputError("the composition contains a non-private event: ε = ∞")
+        if d == 0:
+            raise InputError("target_delta must be > 0 (certdp does not compute ε at δ = 0)")
+        if not self.items or d >= 1:
             return Enclosure.exact(0)
-        return self._accountant().epsilon(Fraction(target_delta))
+        return self._accountant().epsilon(d)
 
     def delta_enclosure(self, target_epsilon: Any) -> Any:
+        """Certified enclosure of δ(ε) at ``target_epsilon`` >= 0."""
         from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
 
+        e = _target(target_epsilon, "target_epsilon")
+        if self.non_private:
+            return Enclosure.exact(1)
         if not self.items:
             return Enclosure.exact(0)
-        return self._accountant().delta(Fraction(target_epsilon))
+        return self._accountant().delta(e)
 
     def get_epsilon(self, target_delta: float) -> float:
+        """A certified upper bound on ε at ``target_delta`` (a float, rounded up)."""
+        if self.non_private:
+            _target(target_delta, "target_delta")
+            return math.inf
         return self.epsilon_enclosure(target_delta).upper_float()
 
     def get_delta(self, target_epsilon: float) -> float:
+        """A certified upper bound on δ at ``target_epsilon`` (a float, rounded up)."""
         return self.delta_enclosure(target_epsilon).upper_float()
