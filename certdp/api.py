@@ -2,7 +2,8 @@
 vocabulary, re-exported lazily by the package (``certdp.delta(...)``).
 
 Naming scheme: a noun for what is computed — ``delta``, ``epsilon``, ``gdp``,
-``gdpt``, ``identify``, ``dpsgd``, ``calibrate``, ``rdp`` for a mechanism; ``delta_mu``, ``mu_gdp``,
+``gdpt``, ``identify``, ``dpsgd``, ``calibrate``, ``rdp`` (with ``rdp_epsilon``,
+``rdp_delta``, ``zcdp``) for a mechanism; ``delta_mu``, ``mu_gdp``,
 ``eps_gdp``, ``tradeoff_mu`` for the Gaussian-DP closed forms; ``mechanism``
 builds one from a spec string.  Every number is an :class:`Enclosure` (or an
 answer object holding one, with the route and what is known: exact, for a
@@ -88,12 +89,41 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
 
 def rdp(mech: str | Mechanism, count: int = 1) -> Any:
     """The certified Rényi-DP accountant holding ``count`` copies of the mechanism
-    (``certdp account --accountant rdp``): ``.rdp(order)``, ``.epsilon_bound(delta)``
-    and ``.delta_bound(eps)`` (upper bounds only, naming the order and the
-    conversion); ``.compose(other, k)`` adds more."""
+    (``certdp account --accountant rdp``): ``.rdp(order)`` (a ball, any exact order > 1),
+    ``.epsilon_bound(delta)`` and ``.delta_bound(eps)`` (upper bounds only, naming the
+    order and the conversion), ``.zcdp()``; ``.compose(other, k)`` adds more."""
     from certdp.analyses.accountants.rdp import RDPAccountant  # noqa: PLC0415
 
     return RDPAccountant().compose(mechanism(mech), count)
+
+
+def rdp_epsilon(mech: str | Mechanism, delta: object, count: int = 1, *, conversion: str | None = None,
+                orders: Any = None) -> Any:
+    """Certified upper bound on ε at δ by the Rényi-DP route (``certdp account
+    --accountant rdp --delta``): the RDP curve of ``count`` copies of the mechanism,
+    converted at the best order by the ``"improved"`` (Canonne, Kamath & Steinke
+    2020 Prop 12) or ``"classic"`` (Mironov 2017 Prop 3) conversion (default: the
+    better).  Returns a bound with ``.enclosure`` = [0, hi] (an upper bound only,
+    never a lower one), ``.upper``, ``.order`` and ``.conversion``."""
+    return _rdp_accountant(mech, count, orders).epsilon_bound(delta, conversion)  # type: ignore[arg-type]
+
+
+def rdp_delta(mech: str | Mechanism, eps: object, count: int = 1, *, conversion: str | None = None,
+              orders: Any = None) -> Any:
+    """Certified upper bound on δ(ε) by the Rényi-DP route; see :func:`rdp_epsilon`."""
+    return _rdp_accountant(mech, count, orders).delta_bound(eps, conversion)  # type: ignore[arg-type]
+
+
+def zcdp(mech: str | Mechanism, count: int = 1) -> Enclosure:
+    """ρ with ``count`` copies of the mechanism ρ-zCDP (Bun & Steinke 2016): exact
+    for Gaussians (ρ = Δ²/(2σ²) each, composition adds), [0, ε²/2] per pure ε-DP part."""
+    return _rdp_accountant(mech, count, None).zcdp()
+
+
+def _rdp_accountant(mech: str | Mechanism, count: int, orders: Any) -> Any:
+    from certdp.analyses.accountants.rdp import ORDERS, RDPAccountant  # noqa: PLC0415
+
+    return RDPAccountant(orders=ORDERS if orders is None else orders).compose(mechanism(mech), count)
 
 
 def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:
@@ -226,6 +256,7 @@ def counterexample(eps: object, delta: object, eps_hat: object) -> Any:
     return theorem_3_2(eps, delta, eps_hat)
 
 
-__all__ = ["mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "rdp", "delta_mu",
+__all__ = ["mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "rdp", "rdp_epsilon",
+           "rdp_delta", "zcdp", "delta_mu",
            "mu_gdp", "eps_gdp", "tradeoff_mu", "adp_to_prdp", "verify", "mu_pure_dp", "phi", "pld",
            "switch_point", "is_adp", "is_prdp", "counterexample", "Answer", "GDPAnswer", "Enclosure"]

@@ -4,8 +4,11 @@
                    --mechanism "randomized_response(p=0.52)" --times 50 --eps 2 --json
     -> {"delta": {"lo": ..., "hi": ...}}
 
-Each ``--mechanism SPEC`` may be followed by ``--times K`` (default 1).  The
-characteristic-function accountant (:mod:`certdp.analyses.accountants.phi`) is used.
+Each ``--mechanism SPEC`` may be followed by ``--times K`` (default 1).  By
+default the tight certified route is used (PLD accountant for subsampled
+Gaussians, else the characteristic-function accountant); ``--accountant
+pld|phi`` forces one, ``--accountant rdp`` gives the Rényi-DP upper bound
+(:mod:`certdp.analyses.accountants.rdp`) with its order and conversion.
 """
 
 from __future__ import annotations
@@ -62,9 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--eps", help="report delta(eps) (exact number, e.g. 0.5)")
     target.add_argument("--delta", help="report the smallest eps with delta(eps) <= delta")
-    p.add_argument("--accountant", choices=("auto", "rdp"), default="auto",
+    p.add_argument("--accountant", choices=("auto", "pld", "phi", "rdp"), default="auto",
                    help="auto: the tight certified route (PLD for subsampled Gaussians, else phi); "
+                        "pld / phi: that accountant; "
                         "rdp: the Renyi-DP accountant (an upper bound only, names order and conversion)")
+    p.add_argument("--conversion", choices=("improved", "classic"), default=None,
+                   help="rdp only: the RDP-to-(eps, delta) conversion (default: the better of the two)")
     p.add_argument("--rel-bits", type=int, default=34,
                    help="relative accuracy target of delta in bits (default 34, about 1e-10)")
     add_json_flag(p)
@@ -82,7 +88,19 @@ def run(args: argparse.Namespace) -> int:
     mechs = [(parse_spec(spec), k) for spec, k in args.items]
     if args.accountant == "rdp":
         return _run_rdp(args, mechs)
-    acc, method = composition_accountant(mechs, rel_bits=args.rel_bits)
+    if args.conversion is not None:
+        raise InputError("--conversion applies to --accountant rdp only")
+    if args.accountant == "pld":
+        from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+
+        acc, method = PLDAccountant().compose_all(mechs), "certified PLD accountant"
+    elif args.accountant == "phi":
+        from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415
+
+        acc = PhiAccountant(rel_bits=args.rel_bits).compose_all((to_pair(m), k) for m, k in mechs)
+        method = "phi accountant"
+    else:
+        acc, method = composition_accountant(mechs, rel_bits=args.rel_bits)
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
     if args.eps is not None:
         d = acc.delta(args.eps)
@@ -97,11 +115,12 @@ def _run_rdp(args: argparse.Namespace, mechs: list) -> int:
     from certdp.analyses.accountants.rdp import RDPAccountant  # noqa: PLC0415
 
     acc = RDPAccountant().compose_all(mechs)
-    bound = acc.delta_bound(args.eps) if args.eps is not None else acc.epsilon_bound(args.delta)
+    bound = (acc.delta_bound(args.eps, args.conversion) if args.eps is not None
+             else acc.epsilon_bound(args.delta, args.conversion))
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{bound.method}]"
     what = f"delta(eps={args.eps})" if args.eps is not None else f"eps(delta={args.delta})"
     key = "delta" if args.eps is not None else "eps"
     emit(args, f"{desc}\n{what} <= {bound.enclosure.hi_str(8)}   (certified upper bound; enclosure {bound.enclosure})",
-         {key: bound.enclosure, "accountant": "rdp", "order": bound.order, "conversion": bound.conversion,
+         {key: bound.enclosure, "accountant": "rdp", "order": str(bound.order), "conversion": bound.conversion,
           "upper_bound_only": True})
     return EXIT_OK

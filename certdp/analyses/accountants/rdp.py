@@ -1,117 +1,305 @@
-"""Certified Rényi-DP accountant (upper bounds only).
+"""Certified Rényi-DP / zCDP accountant (upper bounds only).
 
-A mechanism is (α, ρ(α))-RDP when D_α(M(D) ‖ M(D')) <= ρ(α) for neighbours
-(Mironov 2017, "Rényi differential privacy", Def 4); RDP composes by adding
-ρ per order (Prop 1).  Curves used here, every value a ball:
+A mechanism is (α, ρ(α))-RDP when D_α(M(D) ‖ M(D')) <= ρ(α) for all ordered
+neighbours (Mironov 2017, "Rényi differential privacy", Def 4), where
+D_α(P‖Q) = log E_Q[(dP/dQ)^α]/(α−1); RDP composes by adding ρ per order
+(Prop 1).  Orders are exact rationals α > 1.  Curves used here, every value a ball:
 
 * Gaussian, sensitivity Δ, noise σ (and gaussian_dp(μ), μ = Δ/σ):
   ρ(α) = α μ²/2, exact (Mironov 2017 Table II); this is μ²/2-zCDP
-  (Bun & Steinke 2016, "Concentrated differential privacy", Prop 1.6).
+  (Bun & Steinke 2016, "Concentrated differential privacy: simplifications,
+  extensions, and lower bounds", Prop 1.6).  For gaussian_dp, exact for the
+  guarantee (every μ-GDP pair is a post-processing of the Gaussian pair).
 * Laplace, scale b/Δ: ρ(α) = log(α/(2α−1) e^{(α−1)/b} + (α−1)/(2α−1) e^{−α/b})/(α−1),
   exact (Mironov 2017 Table II).
 * Randomized response reporting the true bit with probability p:
   ρ(α) = log(p^α (1−p)^{1−α} + (1−p)^α p^{1−α})/(α−1), exact (Mironov 2017 Table II).
-* Pure ε-DP: ρ(α) <= min(ε, α ε²/2) (Mironov 2017 Prop 3 part; Bun & Steinke
-  2016 Prop 3.3) — a bound, not the curve.
-* Poisson-subsampled Gaussian at integer orders α >= 2:
-  ρ(α) = log A_α/(α−1), A_α = Σ_k C(α,k)(1−q)^{α−k} q^k e^{(k²−k)/(2σ²)}
-  (Mironov, Talwar & Zhang 2019, "Rényi differential privacy of the sampled
-  Gaussian mechanism", §3.3).  Only integer orders are used: fractional orders
-  need an integral with rigorous error bounds that certdp does not implement.
+* Pure ε-DP (the worst case of the guarantee): randomized response with
+  p = e^ε/(1+e^ε), ρ(α) = log((e^{αε} + e^{(1−α)ε})/(1+e^ε))/(α−1).  Every ε-DP
+  pair is a post-processing of this pair (Kairouz, Oh & Viswanath 2015, "The
+  composition theorem for differential privacy"; Dong, Roth & Su 2022 f_{ε,0}),
+  and Rényi divergence obeys data processing, so this is exact for the
+  guarantee and never above the familiar bound min(ε, α ε²/2) (Bun & Steinke 2016 Prop 3.3).
+* Poisson-subsampled Gaussian, rate q, noise multiplier s = σ/Δ: μ0 = N(0, s²),
+  μ = (1−q) N(0, s²) + q N(1, s²) (Mironov, Talwar & Zhang 2019, "Rényi
+  differential privacy of the sampled Gaussian mechanism", §3), and
+  ρ(α) = max(log A_α, log B_α)/(α−1) with
+  A_α = E_{z∼μ0}[(μ(z)/μ0(z))^α]  and  B_α = E_{z∼μ0}[(μ(z)/μ0(z))^{1−α}]
+  (the two orders of the pair: D_α(μ‖μ0) and D_α(μ0‖μ)).
+  - integer α: A_α = Σ_k C(α,k)(1−q)^{α−k} q^k e^{(k²−k)/(2s²)} exactly
+    (Mironov, Talwar & Zhang 2019 §3.3);
+  - fractional α, and B_α at every order: a certified integral, see
+    :func:`sgm_moment` (rigorous quadrature of an analytic integrand by arb's
+    acb_calc_integrate on a finite interval, plus explicit Gaussian tail bounds).
+  B_α is computed rather than assumed <= A_α, so the curve does not rest on that
+  comparison.  Where the quadrature is not used (α/s > :data:`QUAD_MAX_PEAK`) or
+  fails to give a finite positive ball, A_α at a fractional order falls back to
+  the convexity bound below, and B_α to D_∞(μ0‖μ) <= log(1/(1−q)) (μ >= (1−q) μ0
+  pointwise); both are upper bounds.
+  Convexity bound: log E[X^α] is convex in α (Hölder), so for n < α < n+1,
+  log A_α <= (n+1−α) log A_n + (α−n) log A_{n+1}  (log A_1 = 0): an upper bound.
 
 Conversions to (ε, δ)-DP, each a valid upper bound, minimised over the orders:
 
-* ``classic`` (Mironov 2017 Prop 3): ε = ρ(α) + log(1/δ)/(α−1);
+* ``classic`` (Mironov 2017 Prop 3): ε = ρ(α) + log(1/δ)/(α−1), and
+  δ = e^{(α−1)(ρ(α)−ε)};
 * ``improved`` (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for
-  differential privacy", Prop 12; Balle et al. 2020 Thm 21):
-  ε = ρ(α) + log((α−1)/α) − (log δ + log α)/(α−1), and for δ at ε
-  δ = e^{(α−1)(ρ(α)−ε)} (1 − 1/α)^{α−1}/α (the classic: without the last two factors).
+  differential privacy", Prop 12; Balle, Barthe, Gaboardi, Hsu & Sato 2020,
+  "Hypothesis testing interpretations and Rényi differential privacy", Thm 21):
+  ε = ρ(α) + log((α−1)/α) − (log δ + log α)/(α−1), and
+  δ = e^{(α−1)(ρ(α)−ε)} (1 − 1/α)^{α−1}/α.  Never larger than the classic one.
 
-RDP answers are upper bounds of the mechanism's true ε (or δ): an enclosure
-[0, hi], never a lower end; :class:`RDPBound` names the order and conversion.
+The orders searched are :data:`ORDERS` (like dp_accounting's default: fractional
+orders near 1, all integers 2..64, then a geometric tail to 1024), then the best
+order is refined on a grid of 1/8 of the way to each grid neighbour.
+
+RDP answers are upper bounds of the mechanism's true ε (or δ), never lower
+ones: the result is an enclosure [0, hi] (like
+:func:`certdp.analyses.dispatch.upper_only`), and :class:`RDPBound` names the
+order and the conversion.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Callable, Iterable, Literal
 
-from flint import arb
+from flint import acb, arb
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
 from certdp.errors import InputError
 from certdp.numerics.ball import to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
+from certdp.numerics.normal import Phi_ball
 
-#: The orders minimised over (integers: see the module doc).
-ORDERS: tuple[int, ...] = tuple(range(2, 65)) + (80, 96, 128, 160, 192, 256, 384, 512, 768, 1024)
+#: The default orders minimised over (then refined around the best one).
+ORDERS: tuple[Fraction, ...] = tuple(
+    [Fraction(1) + Fraction(k, 8) for k in (1, 2, 4, 6)]
+    + [Fraction(a) for a in range(2, 65)]
+    + [Fraction(a) for a in (80, 96, 128, 160, 192, 256, 384, 512, 768, 1024)])
+#: Working precision (bits) of the curves and conversions.
 PREC = 256
+#: Working precision (bits) of the certified quadrature (relative error ~1e-35).
+QUAD_PREC = 128
+#: Fractional orders with α/s above this use the convexity bound (the integrand's
+#: far peak at t = α/s makes the quadrature slow or inconclusive there).
+QUAD_MAX_PEAK = 1024
+#: The tails cut off the quadrature are below 2^-TAIL_BITS of the moment.
+TAIL_BITS = 110
 Conversion = Literal["classic", "improved"]
+CONVERSIONS: tuple[Conversion, Conversion] = ("improved", "classic")
+_NAMES = {"improved": "improved conversion (Canonne, Kamath & Steinke 2020 Prop 12; Balle et al. 2020 Thm 21)",
+          "classic": "classic conversion (Mironov 2017 Prop 3)"}
 
 
 @dataclass(frozen=True)
 class RDPBound:
-    """A certified upper bound from the RDP route: ``enclosure`` = [0, hi]."""
+    """A certified upper bound from the RDP route.
+
+    ``enclosure`` = [0, hi]: only the upper end is proved (the RDP route never
+    gives a lower bound of the true ε or δ); ``upper`` is hi; ``order`` is the
+    order α at which the bound was attained and ``conversion`` the named
+    RDP-to-(ε, δ) conversion used there."""
 
     enclosure: Enclosure
-    order: int
+    order: Fraction
     conversion: Conversion
 
     @property
+    def upper(self) -> arb:
+        """The certified upper bound (an exact ball)."""
+        return self.enclosure.hi
+
+    @property
     def method(self) -> str:
-        name = ("improved conversion (Canonne, Kamath & Steinke 2020 Prop 12)" if self.conversion == "improved"
-                else "classic conversion (Mironov 2017 Prop 3)")
-        return f"RDP accountant, {name} at order α = {self.order}; upper bound only"
+        return f"RDP accountant, {_NAMES[self.conversion]} at order α = {self.order}; upper bound only"
+
+    def __str__(self) -> str:
+        return f"<= {self.enclosure.hi_str(8)}  ({self.method})"
 
 
-def _curve(mech: object) -> "callable":
-    """ρ(α) as a ball function of an integer order, for a catalog mechanism."""
+def check_order(order: object) -> Fraction:
+    """Validate an RDP order: an exact number α > 1."""
+    a = exact(order, "order")
+    if a <= 1:
+        raise InputError(f"an RDP order must be > 1, got {order!r}")
+    return a
+
+
+# --- the curves ------------------------------------------------------------------
+
+def _gaussian(mu2: Fraction) -> Callable[[Fraction], arb]:
+    return lambda a: to_ball(mu2) * to_ball(a) / 2
+
+
+def _laplace(b: Fraction) -> Callable[[Fraction], arb]:
+    def curve(a: Fraction) -> arb:
+        ab, bb = to_ball(a), to_ball(b)
+        v = ab / (2 * ab - 1) * ((ab - 1) / bb).exp() + (ab - 1) / (2 * ab - 1) * (-ab / bb).exp()
+        return v.log() / (ab - 1)
+    return curve
+
+
+def _rr(p: Fraction) -> Callable[[Fraction], arb]:
+    def curve(a: Fraction) -> arb:
+        ab, lp, lq = to_ball(a), to_ball(p).log(), to_ball(1 - p).log()
+        return ((ab * lp + (1 - ab) * lq).exp() + (ab * lq + (1 - ab) * lp).exp()).log() / (ab - 1)
+    return curve
+
+
+def _pure(eps: Fraction) -> Callable[[Fraction], arb]:
+    def curve(a: Fraction) -> arb:
+        ab, e = to_ball(a), to_ball(eps)
+        return (((ab * e).exp() + ((1 - ab) * e).exp()) / (1 + e.exp())).log() / (ab - 1)
+    return curve
+
+
+def _sgm(q: Fraction, s: Fraction) -> Callable[[Fraction], arb]:
+    if q == 1:
+        return _gaussian(1 / s**2)
+    return lambda a: sgm_rdp(q, s, a)
+
+
+def _curve(mech: object) -> Callable[[Fraction], arb]:
+    """ρ(α) as a ball function of an exact order α > 1, for a catalog mechanism."""
     name = getattr(mech, "name", None)
     if name in ("gaussian", "gaussian_dp"):
-        mu2 = mech.gdp_mu_squared()  # type: ignore[attr-defined]
-        return lambda a: to_ball(mu2) * a / 2
+        return _gaussian(Fraction(mech.gdp_mu_squared()))  # type: ignore[attr-defined]
     if name == "laplace":
-        b = Fraction(mech.scale) / Fraction(mech.sensitivity)  # type: ignore[attr-defined]
-
-        def laplace(a: int) -> arb:
-            bb = to_ball(b)
-            v = arb(a) / (2 * a - 1) * ((a - 1) / bb).exp() + arb(a - 1) / (2 * a - 1) * (-a / bb).exp()
-            return v.log() / (a - 1)
-        return laplace
+        return _laplace(Fraction(mech.scale) / Fraction(mech.sensitivity))  # type: ignore[attr-defined]
     if name == "randomized_response":
-        p = Fraction(mech.p)  # type: ignore[attr-defined]
-
-        def rr(a: int) -> arb:
-            pb, qb = to_ball(p), to_ball(1 - p)
-            return (pb**a * qb ** (1 - a) + qb**a * pb ** (1 - a)).log() / (a - 1)
-        return rr
+        return _rr(Fraction(mech.p))  # type: ignore[attr-defined]
     if name == "pure_dp":
-        e = Fraction(mech.eps)  # type: ignore[attr-defined]
-        return lambda a: min_ball(to_ball(e), to_ball(e) ** 2 * a / 2)
+        return _pure(Fraction(mech.eps))  # type: ignore[attr-defined]
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
-        q = Fraction(mech.rate)  # type: ignore[attr-defined]
         inner = mech.mechanism  # type: ignore[attr-defined]
-        s2 = (Fraction(inner.sigma) / Fraction(inner.sensitivity)) ** 2
-
-        def sgm(a: int) -> arb:
-            qb, rb, half = to_ball(q), to_ball(1 - q), 1 / (2 * to_ball(s2))
-            total = arb(0)
-            for k in range(a + 1):
-                total += math.comb(a, k) * rb ** (a - k) * qb**k * (arb(k * k - k) * half).exp()
-            return total.log() / (a - 1)
-        return sgm
+        return _sgm(Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity))  # type: ignore[attr-defined]
+    spec = mech.spec() if hasattr(mech, "spec") else repr(mech)  # type: ignore[attr-defined]
     raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, laplace, randomized_response, pure_dp "
-                     f"and subsample(gaussian(...)), not {getattr(mech, 'spec', lambda: mech)()}")
+                     f"and subsample(gaussian(...)), not {spec}")
 
 
-def min_ball(a: arb, b: arb) -> arb:
-    """A ball containing min(a, b) (for upper bounds: the upper end is what matters)."""
-    return a if a.upper() <= b.lower() else (b if b.upper() <= a.lower() else a.min(b))
+def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
+    """(ρ, exact) with the mechanism ρ-zCDP (Bun & Steinke 2016), or None."""
+    name = getattr(mech, "name", None)
+    if name in ("gaussian", "gaussian_dp"):  # Prop 1.6: exactly μ²/2
+        return Fraction(mech.gdp_mu_squared()) / 2, True  # type: ignore[attr-defined]
+    if name == "pure_dp":  # Prop 1.4: ε-DP => ε²/2-zCDP (a bound)
+        return Fraction(mech.eps) ** 2 / 2, False  # type: ignore[attr-defined]
+    if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian" and mech.rate == 1:  # type: ignore[attr-defined]
+        return _zcdp(mech.mechanism)  # type: ignore[attr-defined]
+    return None
 
+
+# --- the Poisson-subsampled Gaussian ----------------------------------------------
+
+def _binomial_log_a(q: Fraction, s: Fraction, a: int) -> arb:
+    """log A_α at an integer order (Mironov, Talwar & Zhang 2019 §3.3)."""
+    qb, rb, half = to_ball(q), to_ball(1 - q), 1 / (2 * to_ball(s) ** 2)
+    total = arb(0)
+    for k in range(a + 1):
+        total += math.comb(a, k) * rb ** (a - k) * qb**k * (arb(k * k - k) * half).exp()
+    return total.log()
+
+
+def _margin(extra_log: float) -> arb:
+    """M with Φ(−M) <= e^{−M²/2} <= 2^{−TAIL_BITS} e^{−extra_log}."""
+    return arb(math.ceil(math.sqrt(2 * (TAIL_BITS * math.log(2) + max(extra_log, 0.0)))) + 2)
+
+
+@functools.lru_cache(maxsize=4096)
+def sgm_moment(q: Fraction, s: Fraction, a: Fraction, which: Literal["A", "B"]) -> arb:
+    """A ball containing A_α (``which="A"``) or B_α (``"B"``) of the sampled Gaussian.
+
+    With z = s t, t ∼ N(0, 1), u(t) = (2 s t − 1)/(2 s²) and b(t) = 1 − q + q e^{u(t)}
+    (= μ/μ0 at z), the moment is ∫ φ(t) b(t)^β dt with β = α (A) or 1 − α (B).
+    The integrand exp(−t²/2 + β log b(t)) is analytic near the real axis (log's
+    branch cut is checked by arb), integrated over [−L, R] by acb.integral
+    (rigorous error bounds); the cut tails are bounded explicitly, with
+    Φ(−x) the standard normal tail:
+      A, t < −L (u < 0, b <= 1):            <= Φ(−L);
+      A, t > R  (b <= 2 max(1−q, q e^u)):
+          <= 2^α [(1−q)^α Φ(−R) + q^α e^{(α²−α)/(2s²)} Φ(α/s − R)];
+      B, t < −L (b >= 1−q, b^{1−α} <= (1−q)^{1−α}): <= (1−q)^{1−α} Φ(−L);
+      B, t > R >= 1/(2s)  (b >= 1, b^{1−α} <= 1):  <= Φ(−R).
+    Both moments are >= 1 (Rényi divergences are >= 0), and A_α >= q^α e^{(α²−α)/(2s²)}
+    (b >= q e^u), so with R = α/s + M the tails are below 2^{−TAIL_BITS} of the moment.
+    """
+    with working_precision(QUAD_PREC):
+        qb, sb, ab = to_ball(q), to_ball(s), to_ball(a)
+        beta = ab if which == "A" else 1 - ab
+        c = 1 / (2 * sb * sb)
+        qa, ra = acb(qb), acb(1 - qb)
+        sa, ca, betaa = acb(sb), acb(c), acb(beta)
+
+        def f(t: acb, analytic: bool) -> acb:
+            b = ra + qa * ((2 * sa * t - 1) * ca).exp()
+            return (-t * t / 2 + betaa * b.log(analytic=analytic)).exp()
+
+        log_1q = -math.log1p(-float(q))  # log 1/(1−q) >= 0
+        if which == "A":
+            m = _margin((float(a) + 1) * math.log(2))
+            left, right = -m, ab / sb + m
+            cuts = [left, arb(0), ab / sb, right]
+            tail = Phi_ball(-m) + 2**ab * (((1 - qb).log() * ab).exp() * Phi_ball(-right)
+                                           + (qb.log() * ab + (ab * ab - ab) * c).exp() * Phi_ball(ab / sb - right))
+        else:
+            ml = _margin((float(a) - 1) * log_1q)
+            m = _margin(0.0)
+            left, right = -ml, 1 / (2 * sb) + m  # b >= 1 right of 1/(2s)
+            cuts = [left, arb(0), right]
+            tail = ((1 - qb).log() * (1 - ab)).exp() * Phi_ball(-ml) + Phi_ball(-m)
+        total = acb(0)
+        for x, y in zip(cuts, cuts[1:]):
+            total += acb.integral(f, acb(x), acb(y))
+        value = total.real / (2 * arb.pi()).sqrt()
+        t = upper_bound(tail)
+        return value + arb(t / 2, t / 2)  # + [0, tail]
+
+
+def _interpolated_log_a(q: Fraction, s: Fraction, a: Fraction) -> arb:
+    """Convexity bound on log A_α between the neighbouring integer orders."""
+    n = math.floor(a)
+    lo = arb(0) if n == 1 else _binomial_log_a(q, s, n)
+    hi = _binomial_log_a(q, s, n + 1)
+    t = to_ball(a - n)
+    return (1 - t) * lo + t * hi
+
+
+def sgm_rdp(q: Fraction, s: Fraction, a: Fraction) -> arb:
+    """A ball containing (an upper bound of) the RDP of the sampled Gaussian at
+    order α: max(log A_α, log B_α)/(α−1); see the module doc."""
+    if a.denominator == 1:
+        log_a = _binomial_log_a(q, s, int(a))
+    else:
+        moment = sgm_moment(q, s, a, "A") if a / s <= QUAD_MAX_PEAK else arb("nan")
+        log_a = moment.log() if moment.is_finite() and moment > 0 else _interpolated_log_a(q, s, a)
+    moment_b = sgm_moment(q, s, a, "B")
+    ab = to_ball(a)
+    if moment_b.is_finite() and moment_b > 0:
+        log_b = moment_b.log()
+    else:
+        log_b = -(1 - to_ball(q)).log() * (ab - 1)  # D_∞(μ0‖μ) <= log 1/(1−q)
+    return _ball_max(log_a, log_b) / (ab - 1)
+
+
+def _ball_max(x: arb, y: arb) -> arb:
+    """A ball containing max(x, y) for all points of the balls."""
+    if x.lower() >= y.upper():
+        return x
+    if y.lower() >= x.upper():
+        return y
+    return x.max(y)
+
+
+# --- the accountant -----------------------------------------------------------------
 
 def supports(mech: object) -> bool:
+    """Can the RDP accountant hold this mechanism?"""
     try:
         _flatten(mech)
     except InputError:
@@ -128,59 +316,129 @@ def _flatten(mech: object) -> list[tuple[object, int]]:
 
 class RDPAccountant(Accountant):
     """Certified RDP accountant (immutable): Σ_i k_i ρ_i(α) per order, converted
-    to (ε, δ) by the classic and the improved conversion; see the module doc."""
+    to (ε, δ) by the named conversions; see the module doc.  Answers are upper
+    bounds only ([0, hi])."""
 
-    def __init__(self, items: tuple[tuple[object, int], ...] = (), orders: tuple[int, ...] = ORDERS) -> None:
+    def __init__(self, items: tuple[tuple[object, int], ...] = (), orders: Iterable[object] = ORDERS,
+                 refine: bool = True) -> None:
         self.items = items
-        self.orders = orders
+        self.orders = tuple(check_order(a) for a in orders)
+        if not self.orders:
+            raise InputError("give at least one RDP order")
+        self.refine = refine
+        self._cache: dict[Fraction, arb] = {}
 
     def compose(self, mechanism: object, count: int = 1) -> "RDPAccountant":
         count = check_count(count)
-        return RDPAccountant(self.items + tuple((m, k * count) for m, k in _flatten(mechanism)), self.orders)
+        return RDPAccountant(self.items + tuple((m, k * count) for m, k in _flatten(mechanism)),
+                             self.orders, self.refine)
 
-    def rdp(self, order: int) -> arb:
-        """A ball containing Σ k ρ(α) at an integer order α >= 2."""
+    def rdp(self, order: object) -> arb:
+        """A ball containing Σ k ρ(α) at an order α > 1 (an exact number)."""
         if not self.items:
             raise InputError("nothing composed yet")
-        with working_precision(PREC):
-            return sum((_curve(m)(order) * k for m, k in self.items), arb(0))
+        a = check_order(order)
+        hit = self._cache.get(a)
+        if hit is None:
+            with working_precision(PREC):
+                hit = self._cache[a] = sum((_curve(m)(a) * k for m, k in self.items), arb(0))
+        return hit
 
-    def epsilon_bound(self, delta: object) -> RDPBound:
-        """The smallest certified ε upper bound over orders and both conversions."""
-        d = to_ball(check_delta(delta))
-        best: tuple[arb, int, Conversion] | None = None
+    def rdp_enclosure(self, order: object) -> Enclosure:
+        """[0, upper bound of ρ(α)] of the composition, reported as an upper bound."""
         with working_precision(PREC):
-            for a in self.orders:
-                r = self.rdp(a)
-                classic = r - d.log() / (a - 1)
-                improved = r + (arb(a - 1) / a).log() - (d.log() + arb(a).log()) / (a - 1)
-                for value, conv in ((classic, "classic"), (improved, "improved")):
-                    hi = upper_bound(value)
-                    if best is None or hi < best[0]:
-                        best = (hi, a, conv)  # type: ignore[assignment]
-        assert best is not None
-        hi = best[0] if best[0] > 0 else arb(0)
-        return RDPBound(Enclosure(arb(0), hi), best[1], best[2])
+            return Enclosure(arb(0), upper_bound(self.rdp(order)))
 
-    def delta_bound(self, eps: object) -> RDPBound:
-        """The smallest certified δ upper bound at ε over orders and both conversions."""
-        e = to_ball(check_eps(eps))
-        best: tuple[arb, int, Conversion] | None = None
-        with working_precision(PREC):
-            for a in self.orders:
-                r = self.rdp(a)
-                classic = ((a - 1) * (r - e)).exp()
-                improved = classic * (arb(a - 1) / a) ** (a - 1) / a
-                for value, conv in ((classic, "classic"), (improved, "improved")):
-                    hi = upper_bound(value)
+    def zcdp(self) -> Enclosure:
+        """ρ with the composition ρ-zCDP (Bun & Steinke 2016; composition adds ρ,
+        Lemma 2.3): two-sided and exact when every part is Gaussian (Prop 1.6),
+        else [0, bound] (pure ε-DP: ε²/2, Prop 1.4).  Raises InputError for
+        parts without a zCDP guarantee here (Laplace, randomized response: give
+        them as pure_dp; subsampled Gaussians: use the RDP curve)."""
+        if not self.items:
+            raise InputError("nothing composed yet")
+        total, exact_all = Fraction(0), True
+        for m, k in self.items:
+            z = _zcdp(m)
+            if z is None:
+                spec = m.spec() if hasattr(m, "spec") else repr(m)  # type: ignore[attr-defined]
+                raise InputError(f"no zCDP guarantee for {spec} here (gaussian, gaussian_dp and pure_dp only)")
+            total += z[0] * k
+            exact_all = exact_all and z[1]
+        enc = Enclosure.exact(total)
+        return enc if exact_all else Enclosure(arb(0), enc.hi)
+
+    def _search(self, score: Callable[[Fraction, arb], dict[str, arb]],
+                conversions: tuple[Conversion, ...]) -> tuple[arb, Fraction, Conversion]:
+        best: tuple[arb, Fraction, Conversion] | None = None
+
+        def consider(orders: Iterable[Fraction]) -> None:
+            nonlocal best
+            for a in orders:
+                values = score(a, self.rdp(a))
+                for conv in conversions:
+                    hi = upper_bound(values[conv])
                     if best is None or hi < best[0]:
-                        best = (hi, a, conv)  # type: ignore[assignment]
+                        best = (hi, a, conv)
+
+        with working_precision(PREC):
+            consider(self.orders)
+            assert best is not None
+            if self.refine:
+                consider(_refinement(self.orders, best[1]))
         assert best is not None
-        hi = best[0] if best[0] < 1 else arb(1)
-        return RDPBound(Enclosure(arb(0), hi), best[1], best[2])
+        return best
+
+    def epsilon_bound(self, delta: object, conversion: Conversion | None = None) -> RDPBound:
+        """The smallest certified ε upper bound over the orders and the
+        conversions (both by default, or the one named)."""
+        convs = _conversions(conversion)
+        d = check_delta(delta)
+        with working_precision(PREC):
+            log_d = to_ball(d).log()
+
+        def score(a: Fraction, r: arb) -> dict[str, arb]:
+            ab = to_ball(a)
+            return {"classic": r - log_d / (ab - 1),
+                    "improved": r + ((ab - 1) / ab).log() - (log_d + ab.log()) / (ab - 1)}
+
+        hi, a, conv = self._search(score, convs)
+        return RDPBound(Enclosure(arb(0), hi if hi > 0 else arb(0)), a, conv)
+
+    def delta_bound(self, eps: object, conversion: Conversion | None = None) -> RDPBound:
+        """The smallest certified δ upper bound at ε over the orders and the conversions."""
+        convs = _conversions(conversion)
+        e = check_eps(eps)
+
+        def score(a: Fraction, r: arb) -> dict[str, arb]:
+            ab = to_ball(a)
+            classic = ((ab - 1) * (r - to_ball(e))).exp()
+            return {"classic": classic, "improved": classic * ((ab - 1) / ab) ** (ab - 1) / ab}
+
+        hi, a, conv = self._search(score, convs)
+        return RDPBound(Enclosure(arb(0), hi if hi < 1 else arb(1)), a, conv)
 
     def delta(self, eps: object) -> Enclosure:
         return self.delta_bound(eps).enclosure
 
     def epsilon(self, delta: object, **_: object) -> Enclosure:
         return self.epsilon_bound(delta).enclosure
+
+
+def _conversions(conversion: object) -> tuple[Conversion, ...]:
+    if conversion is None:
+        return CONVERSIONS
+    if conversion not in CONVERSIONS:
+        raise InputError(f"conversion must be one of {', '.join(CONVERSIONS)}, got {conversion!r}")
+    return (conversion,)  # type: ignore[return-value]
+
+
+def _refinement(orders: tuple[Fraction, ...], best: Fraction) -> list[Fraction]:
+    """Seven orders between the best order and each of its grid neighbours (steps of 1/8)."""
+    grid = sorted(set(orders))
+    i = grid.index(best)
+    lo = grid[i - 1] if i > 0 else (1 + best) / 2
+    hi = grid[i + 1] if i + 1 < len(grid) else best * 2
+    out = [best + (lo - best) * Fraction(j, 8) for j in range(1, 8)]
+    out += [best + (hi - best) * Fraction(j, 8) for j in range(1, 8)]
+    return [a for a in out if a > 1 and a not in orders]
