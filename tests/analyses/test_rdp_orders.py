@@ -230,3 +230,13 @@ def test_api():
     d = certdp.rdp_delta("gaussian(sigma=2)", 1, 4, conversion="classic")
     assert d.conversion == "classic" and d.enclosure.hi <= 1
     assert certdp.zcdp("gaussian(sigma=2)", 8).hi_exact == 1
+
+
+@pytest.mark.parametrize("q,s,a", [("1/2", "1/2", "9/8"), ("9/10", 1, 3), ("1/100", 4, "35/2"), ("99/100", "3/10", 8)])
+def test_reverse_moment_b_by_itself(q, s, a):
+    """B_α = ∫ μ0^α μ^{1−α} (masked by the max above when A_α is larger): checked on its own."""
+    from certdp.analyses.accountants.rdp import sgm_moment  # noqa: PLC0415
+
+    _, d_bwd = _renyi_sgm(q, s, a)
+    ball = sgm_moment(Fraction(q), Fraction(s), Fraction(a), "B")
+    assert _contains(ball, mpmath.exp(d_bwd * (mpq(a) - 1)))
