@@ -36,7 +36,7 @@ from certdp.errors import InputError
 from certdp.expr.ivbackend import compile_iv
 from certdp.expr.symbols import EPS
 from certdp.numerics import iv as kernel
-from certdp.numerics.exact import exact, printed_interval
+from certdp.numerics.exact import exact
 
 
 class _Fail(Exception):
@@ -171,14 +171,12 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 
 def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
-    from certdp.certificates.check_value import check as structure  # noqa: PLC0415
+    from certdp.certificates.check_value import check_verdict, validate  # noqa: PLC0415
 
-    structure_ok, _ = structure(doc)  # validation (raises MalformedCertificate); its verdict is ignored
-    del structure_ok
-    c, prec = doc["claim"], doc["precision"]
-    at = {k: _num(v, f"claim.at.{k}") for k, v in c["at"].items()}
-    lo, hi = _num(c["lo"], "claim.lo"), _num(c["hi"], "claim.hi")
-    q = c["quantity"]
+    c, q, at, lo, hi = validate(doc)  # structure only: no arithmetic
+    prec = doc["precision"]
+    if lo < 0:
+        return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"
     if q == "mu_gdp":
         e, d = kernel.point(at["eps"]), kernel.point(at["delta"])
         ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e), d), prec, "delta_lo <= delta")) \
@@ -188,6 +186,8 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         step = known_facts_step(doc, mech)
         if step is not None:
             return False, step
+        if lo > 0 and not mech.profile_kind.bounds_from_below:
+            return False, f"a lower end needs an exact profile; {doc['mechanism']}'s is {mech.profile_kind.value}"
         prof = _profile(mech)
         if q == "delta":
             y = lambda: prof(at["eps"])  # noqa: E731
@@ -199,10 +199,4 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 (lo <= 0 or _decide(lambda: _gt(prof(lo), d), prec, "delta_M(lo) > delta"))
     if not ok:
         return False, "the enclosure is not proved by the mpmath kernel"
-    if "verdict" in c:
-        a, b = printed_interval(c["reported"], c["rounding"])
-        inside = a <= lo and hi <= b
-        apart = hi < a or lo > b
-        if (c["verdict"] == "CONFIRMED" and not inside) or (c["verdict"] == "REFUTED" and not apart):
-            return False, "the verdict does not follow from the enclosure"
-    return True, None
+    return check_verdict(c, lo, hi)

@@ -44,7 +44,7 @@ from flint import arb, fmpz, fmpz_poly
 
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import to_ball, upper_bound, working_precision
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball, Phi_upper_ball
 

@@ -70,8 +70,9 @@ def _le(f: Callable[[], Any], g: Callable[[], Any], start: int) -> bool:
     return decide(test, start=start, what="a value certificate's comparison")
 
 
-def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
-    """(valid, first failing step) for a ``value`` certificate."""
+def validate(doc: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, dict[str, Fraction], Fraction, Fraction]:
+    """Structure of a ``value`` certificate (no arithmetic): (claim, quantity, at, lo, hi);
+    MalformedCertificate on any problem.  Shared by both kernels."""
     p = doc["precision"]
     if not MIN_PRECISION <= p <= MAX_PRECISION:
         raise MalformedCertificate(f"precision must be an integer in [{MIN_PRECISION}, {MAX_PRECISION}], got {p!r}")
@@ -88,6 +89,13 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         raise MalformedCertificate("claim.lo must be <= claim.hi")
     if "eps" in at and at["eps"] < 0 or "delta" in at and not 0 < at["delta"] < 1:
         raise MalformedCertificate("claim.at needs eps >= 0 and 0 < delta < 1")
+    return claim, q, at, lo, hi
+
+
+def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """(valid, first failing step) for a ``value`` certificate."""
+    claim, q, at, lo, hi = validate(doc)
+    p = doc["precision"]
     if lo < 0:
         return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"  # harmless but odd
     start = max(p, 64)
@@ -97,7 +105,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         return False, f"undecided: {err}"
     if step is not None:
         return False, step
-    return _check_verdict(claim, lo, hi)
+    return check_verdict(claim, lo, hi)
 
 
 def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
@@ -142,7 +150,9 @@ def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo
     return None
 
 
-def _check_verdict(claim: Mapping[str, Any], lo: Fraction, hi: Fraction) -> tuple[bool, str | None]:
+def check_verdict(claim: Mapping[str, Any], lo: Fraction, hi: Fraction) -> tuple[bool, str | None]:
+    """The audit verdict against the printed number: exact rational arithmetic only
+    (kernel-free, shared by both kernels)."""
     if "verdict" not in claim:
         if "reported" in claim or "rounding" in claim:
             raise MalformedCertificate("claim.reported/rounding come with claim.verdict")

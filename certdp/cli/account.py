@@ -18,14 +18,6 @@ import argparse
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.errors import InputError
 
-def parse_mechanism(text: str) -> object:
-    """The dominating pair of the catalog mechanism spec ``text``."""
-    from certdp.analyses.accountants.phi import to_pair  # noqa: PLC0415 (lazy: fast start-up)
-    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-
-    return to_pair(parse_spec(text))
-
-
 class _MechanismAction(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
         items = list(getattr(namespace, "items", None) or [])

@@ -110,16 +110,11 @@ class Compiler:
 
     def composite(self, e: sympy.Basic) -> Node:
         b = self.backend
-        if isinstance(e, sympy.Add):
-            return _fold(b.add, [self.node(t) for t in e.args])
-        if isinstance(e, sympy.Mul):
-            return _fold(b.mul, [self.node(t) for t in e.args])
+        for cls, op in ((sympy.Add, b.add), (sympy.Mul, b.mul), (sympy.Max, b.max2), (sympy.Min, b.min2)):
+            if isinstance(e, cls):  # n-ary: folded left to right
+                return _fold(op, [self.node(t) for t in e.args])
         if isinstance(e, sympy.Pow):
             return self.pow(e)
-        if isinstance(e, sympy.Max):
-            return _fold(b.max2, [self.node(t) for t in e.args])
-        if isinstance(e, sympy.Min):
-            return _fold(b.min2, [self.node(t) for t in e.args])
         if isinstance(e, sympy.Piecewise):
             return self.piecewise(e)
         fn = b.unary.get(type(e))
