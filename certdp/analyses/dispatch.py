@@ -59,65 +59,61 @@ def is_subsampled_gaussian(mech: Mechanism) -> bool:
     return isinstance(mech, Subsample) and isinstance(mech.mechanism, Gaussian)
 
 
-def needs_pld(mech: Mechanism) -> bool:
-    """Does answering ``mech`` need the PLD accountant (a Poisson-subsampled
-    Gaussian, possibly composed)?"""
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+def _phi_is_exact(mechs: list[Mechanism]) -> bool:
+    """Do all mechanisms have a finite dominating pair (the φ accountant's exact
+    finite route: Zhu, Dong & Wang 2022 Def 35)?"""
+    from certdp.analyses.accountants import phi  # noqa: PLC0415
+    from certdp.analyses.accountants.pairs import FINITE_TYPES  # noqa: PLC0415
 
-    if isinstance(mech, Compose):
-        return is_subsampled_gaussian(mech.mechanism)
-    return is_subsampled_gaussian(mech)
+    return all(phi.supports(m) and isinstance(phi.to_pair(m), FINITE_TYPES) for m in mechs)
+
+
+def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int = 34,
+                           refine: int = 0) -> tuple[object, str]:
+    """(accountant holding the heterogeneous composition, its name): the one route for
+    ``certdp profile`` / ``measure`` of compositions, ``certdp account``, the interop
+    accountants and the API alike.
+
+    * the certified PLD engine (:mod:`certdp.analyses.accountants.pld`) for every mix it
+      holds — (subsampled) Gaussians, Laplace, randomized response, pure/approximate DP,
+      Poisson subsampling of any of them, and any mechanism through the pair of its
+      privacy profile (upper bound only); exact when every loss lies on its grid;
+    * the φ accountant when every mechanism is finite and the PLD grid would not be
+      exact (its finite route is exact: Zhu, Dong & Wang 2022 Def 35).
+    ``refine`` = j divides the PLD grid step by 2^j (a narrower answer)."""
+    if not items:
+        raise InputError("nothing to compose: give at least one mechanism")
+    from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
+
+    mechs = [m for m, _ in items]
+    bad = [m.spec() for m in mechs if not supports(m)]
+    pld: PLDAccountant | None = None
+    if not bad:
+        pld = PLDAccountant().compose_all(items)  # type: ignore[assignment]
+        if not pld.exact_grid and _phi_is_exact(mechs) and not refine:
+            pld = None
+        elif refine:
+            pld = PLDAccountant(h=pld.h / 2**refine).compose_all(items)  # type: ignore[assignment]
+    if pld is not None:
+        return pld, pld.method
+    from certdp.analyses.accountants.phi import PhiAccountant, supports as phi_supports, to_pair  # noqa: PLC0415
+
+    if not all(phi_supports(m) for m in mechs):
+        raise InputError(f"no certified accountant supports {', '.join(bad)} yet")
+    acc = PhiAccountant(rel_bits=rel_bits)
+    for m, k in items:
+        acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
+    return acc, "phi accountant (Zhu, Dong & Wang 2022; exact finite pairs)"
 
 
 def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | None:
-    """(accountant, its name) for ``compose(M, k)`` without closed form, else None.
-
-    Each accountant declares what it supports (``supports(mechanism)``):
-    the PLD accountant Poisson-subsampled Gaussians, the φ accountant the
-    mechanisms with a registered dominating pair.  ``refine`` = j asks for a
-    narrower answer: the PLD grid step is divided by 2^j."""
+    """(accountant, its name) for ``compose(M, k)`` without closed form, else None
+    (the route of :func:`composition_accountant`)."""
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     if not isinstance(mech, Compose) or mech.has_closed_form:
         return None
-    if is_subsampled_gaussian(mech.mechanism):
-        from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-
-        acc = PLDAccountant().compose(mech)
-        if refine:
-            acc = PLDAccountant(h=acc.h / 2**refine).compose(mech)
-        return acc, f"certified PLD accountant (exact integer convolution, h = {acc.h})"
-    from certdp.analyses.accountants import phi  # noqa: PLC0415
-
-    if not phi.supports(mech.mechanism):
-        raise InputError(f"{mech.spec()}: no certified accountant supports {mech.mechanism.spec()} yet")
-    return phi.PhiAccountant().compose(mech.mechanism, mech.k), "phi accountant (Zhu, Dong & Wang 2022)"
-
-
-def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int = 34) -> tuple[object, str]:
-    """(accountant holding the heterogeneous composition, its name): the route for
-    ``certdp account``, the interop accountants and the API alike.  Poisson-subsampled
-    Gaussians (with plain Gaussians) go to the PLD accountant, everything else to
-    the φ accountant; a mix the PLD accountant cannot hold is refused clearly."""
-    if not items:
-        raise InputError("nothing to compose: give at least one mechanism")
-    if any(needs_pld(m) for m, _ in items):
-        from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
-
-        bad = [m.spec() for m, _ in items if not supports(m)]
-        if bad:
-            raise InputError(f"{', '.join(bad)} cannot be composed with subsampled Gaussians yet "
-                             "(the PLD accountant holds (subsampled) Gaussians only)")
-        acc: object = PLDAccountant()
-        for m, k in items:
-            acc = acc.compose(m, k)  # type: ignore[attr-defined]
-        return acc, "certified PLD accountant"
-    from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415
-
-    acc = PhiAccountant(rel_bits=rel_bits)
-    for m, k in items:
-        acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
-    return acc, "phi accountant"
+    return composition_accountant([(mech.mechanism, int(mech.k))], refine=refine)
 
 
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:

@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if args.accountant == "pld":
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
-        acc, method = PLDAccountant().compose_all(mechs), "certified PLD accountant"
+        acc = PLDAccountant().compose_all(mechs)
+        method = acc.method
     elif args.accountant == "phi":
         from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415
 

@@ -268,5 +268,52 @@ class ApproxDPPair:
         return self.mgf_acb(acb(c)).real
 
 
-Pair = GaussianPair | LaplacePair | FinitePair | RRPair | ApproxDPPair
-FINITE_TYPES = (FinitePair, RRPair, ApproxDPPair)
+@dataclass(frozen=True)
+class SubsampledFinitePair:
+    """Poisson subsampling at rate γ (0 < γ < 1) of a symmetric finite pair: again a
+    finite pair, one per relation (seed 002 Thm 11(1)): remove ((1−γ)Q + γP, Q),
+    add (P, (1−γ)P + γQ).  The atoms are those of
+    :class:`certdp.analyses.accountants.loss_laws.SubsampledLaw` (one owner of the
+    transform); no symbolic φ."""
+
+    base: "FinitePair | RRPair | ApproxDPPair"
+    rate: Fraction
+
+    def __post_init__(self) -> None:
+        r = exact(self.rate, "rate")
+        if not 0 < r < 1:
+            raise InputError(f"subsampling rate must lie in (0, 1), got {self.rate!r}")
+        if not isinstance(self.base, (FinitePair, RRPair, ApproxDPPair)) or not self.base.symmetric:
+            raise InputError("only a symmetric finite pair can be subsampled here")
+        object.__setattr__(self, "rate", r)
+
+    symmetric = False
+
+    def _law(self, relation: Relation):  # -> SubsampledLaw
+        from certdp.analyses.accountants.loss_laws import Atom, AtomLaw, SubsampledLaw  # noqa: PLC0415
+
+        inf = self.base.inf_mass("remove")
+        base = AtomLaw(tuple(Atom(loss, p, p * (-loss).exp()) for loss, p in self.base.atoms("remove")), inf, inf)
+        return SubsampledLaw(base, self.rate, relation)
+
+    def phi_expr(self, t: sympy.Symbol, relation: Relation = "remove") -> sympy.Expr:
+        raise InputError("a subsampled pair has no symbolic φ here (its atoms are balls)")
+
+    def atoms(self, relation: Relation = "remove") -> list[tuple[arb, arb]]:
+        return [(to_ball(a.loss) if not isinstance(a.loss, arb) else a.loss, a.p) for a in self._law(relation).atoms()]
+
+    def inf_mass(self, relation: Relation = "remove") -> arb:
+        return self._law(relation).p_inf()
+
+    def mgf_acb(self, s: acb, relation: Relation = "remove") -> acb:
+        total = acb(0)
+        for loss, prob in self.atoms(relation):
+            total += (prob.log() + s * loss).exp()
+        return total
+
+    def mgf_real_upper(self, c: arb, relation: Relation = "remove") -> arb:
+        return self.mgf_acb(acb(c), relation).real
+
+
+Pair = GaussianPair | LaplacePair | FinitePair | RRPair | ApproxDPPair | SubsampledFinitePair
+FINITE_TYPES = (FinitePair, RRPair, ApproxDPPair, SubsampledFinitePair)

@@ -74,6 +74,7 @@ from certdp.analyses.accountants.pairs import (
     LaplacePair,
     Pair,
     RRPair,
+    SubsampledFinitePair,
 )
 from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.numerics.ball import ball_max, to_ball, upper_bound, working_precision
@@ -90,7 +91,7 @@ DEFAULT_REL_BITS = 34
 
 T = sympy.Symbol("t", real=True)
 
-PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RRPair, ApproxDPPair)
+PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RRPair, ApproxDPPair, SubsampledFinitePair)
 
 
 def _pair_builders() -> dict[type, Any]:
@@ -109,8 +110,26 @@ def _pair_builders() -> dict[type, Any]:
     }
 
 
+def _subsampled_finite(mechanism: object) -> Any:
+    """subsample(M, γ) of a mechanism with a symmetric finite pair: its builder, else None."""
+    inner = pair_builder(mechanism.mechanism)  # type: ignore[attr-defined]
+    if inner is None:
+        return None
+    rate = Fraction(mechanism.rate)  # type: ignore[attr-defined]
+    base = inner(mechanism.mechanism)  # type: ignore[attr-defined]
+    if rate == 1:
+        return lambda m: base
+    if not isinstance(base, (FinitePair, RRPair, ApproxDPPair)) or not base.symmetric:
+        return None
+    return lambda m: SubsampledFinitePair(base, rate)
+
+
 def pair_builder(mechanism: object) -> Any:
     """The registered pair builder for ``mechanism``'s class, or None."""
+    from certdp.mechanisms.transforms import Subsample  # noqa: PLC0415
+
+    if isinstance(mechanism, Subsample):
+        return _subsampled_finite(mechanism)
     builders = _pair_builders()
     for cls in type(mechanism).__mro__:
         if cls in builders:

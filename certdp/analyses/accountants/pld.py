@@ -739,53 +739,99 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
 
 
 def as_subsampled_gaussian(mechanism: object) -> tuple[SubsampledGaussian, int]:
-    """Map a mechanism (this module's pair or a catalog gaussian / subsample(gaussian)
-    / compose(...)) to (SubsampledGaussian, count); InputError otherwise."""
-    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
+    """Map a mechanism (this module's pair or a catalog gaussian / gaussian_dp /
+    subsample(gaussian) / compose(...)) to (SubsampledGaussian, count); InputError otherwise."""
+    from certdp.mechanisms.basic import Gaussian, GaussianDP  # noqa: PLC0415
     from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
 
     if isinstance(mechanism, SubsampledGaussian):
         return mechanism, 1
     if isinstance(mechanism, Gaussian):
         return SubsampledGaussian(Fraction(mechanism.sigma) / Fraction(mechanism.sensitivity)), 1
+    if isinstance(mechanism, GaussianDP):
+        return SubsampledGaussian(1 / Fraction(mechanism.mu)), 1
     if isinstance(mechanism, Subsample):
         inner, k = as_subsampled_gaussian(mechanism.mechanism)
-        if k != 1 or inner.rate != 1:
-            raise InputError("the PLD accountant handles subsample(gaussian(...)) only")
-        return SubsampledGaussian(inner.sigma, Fraction(mechanism.rate)), 1
+        if k != 1:
+            raise InputError("the PLD accountant cannot subsample a composition")
+        return SubsampledGaussian(inner.sigma, inner.rate * Fraction(mechanism.rate)), 1
     if isinstance(mechanism, Compose):
         inner, k = as_subsampled_gaussian(mechanism.mechanism)
         return inner, k * int(mechanism.k)
     raise InputError(
-        f"the PLD accountant handles (subsampled) Gaussian mechanisms, not {mechanism!r}"
+        f"the PLD accountant's Gaussian path handles (subsampled) Gaussian mechanisms, not {mechanism!r}"
     )
+
+
+def to_source(mechanism: object) -> tuple[object, int]:
+    """(one-step source, count) for any mechanism: (Poisson-subsampled) Gaussians take
+    the tuned Gaussian-mixture path of this module, everything else the generic
+    loss-law path (:mod:`certdp.analyses.accountants.discretise`)."""
+    from certdp.analyses.accountants.discretise import LawSource, law_source  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    if isinstance(mechanism, (SubsampledGaussian, LawSource)):
+        return mechanism, 1
+    try:
+        return as_subsampled_gaussian(mechanism)
+    except InputError:
+        pass
+    if isinstance(mechanism, Compose):
+        inner, k = to_source(mechanism.mechanism)
+        return inner, k * int(mechanism.k)
+    return law_source(mechanism), 1
 
 
 def supports(mechanism: object) -> bool:
     """Can the PLD accountant compose this mechanism?"""
     try:
-        as_subsampled_gaussian(mechanism)
+        to_source(mechanism)
     except InputError:
         return False
     return True
+
+
+def check_grid(n: int, h: Fraction) -> None:
+    """Refuse a one-step grid of more than :data:`MAX_GRID_POINTS` points (BudgetExceeded)."""
+    _check_grid(n, h)
+
+
+def _source_range(src: object, z: float, tail: float) -> float:
+    """Float width of one step's loss range (grid sizing only)."""
+    if isinstance(src, SubsampledGaussian):
+        return float((1 + 2 * Fraction(z) * src.sigma) / (2 * src.sigma**2) + 1)
+    lo, hi = src.range_f(tail)  # type: ignore[attr-defined]
+    return hi - lo + 1
+
+
+def _gcd(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator),
+                    a.denominator * b.denominator)
 
 
 #: The default loss grid step (widened automatically for tiny σ, see PLDAccountant.h).
 DEFAULT_H = Fraction(1, 1024)
 #: The automatic grid keeps one step's loss range within this many grid points.
 AUTO_GRID_POINTS = 2**16
+#: ... and gives a loss law's range at least this many (finer grid, down to DEFAULT_H/64).
+MIN_LAW_POINTS = 512
 
 
 class PLDAccountant(Accountant):
-    """Certified PLD accountant (see module doc).
+    """Certified PLD accountant for any mix of mechanisms (see module doc).
 
-    ``h`` — loss grid step (exact); ``tau`` — tail mass moved per product;
+    Each mechanism becomes a one-step source (:func:`to_source`): Poisson-subsampled
+    Gaussians the Gaussian-mixture path of this module, every other mechanism a
+    loss law (:mod:`certdp.analyses.accountants.discretise`).  ``h`` — loss grid
+    step (exact; default: see :attr:`h`); ``tau`` — tail mass moved per product;
     ``bits`` — fixed-point bits (default chosen from the grid size and τ).
+    The lower PLDs exist only when every source is two-sided (a pair built from an
+    upper-bound profile bounds from above only): :attr:`two_sided`.
     """
 
     def __init__(self, h: object | None = None, tau: object = Fraction(1, 10**14),
                  bits: int | None = None, lower: bool = True,
-                 items: tuple[tuple[SubsampledGaussian, int], ...] = ()) -> None:
+                 items: tuple[tuple[object, int], ...] = ()) -> None:
         self.h_given = None if h is None else exact(h, "h")
         if self.h_given is not None and self.h_given <= 0:
             raise InputError(f"grid step h must be > 0, got {h!r}")
@@ -799,21 +845,85 @@ class PLDAccountant(Accountant):
 
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
-        m, k = as_subsampled_gaussian(mechanism)
+        m, k = to_source(mechanism)
         return PLDAccountant(self.h_given, self.tau, self.bits, self.with_lower,
                              self.items + ((m, k * count),))
 
     @property
+    def two_sided(self) -> bool:
+        """Are lower PLDs computed (asked for, and every source two-sided)?"""
+        return self.with_lower and all(getattr(m, "two_sided", True) for m, _ in self.items)
+
+    @property
+    def exact_grid(self) -> bool:
+        """Is the discretisation exact (every one-step law a lattice law whose
+        losses all lie on the grid)?  Then only the fixed-point rounding of the
+        masses separates the lower and upper PLDs."""
+        h = self.h
+        for m, _ in self.items:
+            lat = getattr(m, "lattice", None)
+            if lat is None or (lat / h).denominator != 1:
+                return False
+        return bool(self.items)
+
+    @property
+    def method(self) -> str:
+        """What the accountant computes, for an answer's method line."""
+        paths = {"Gaussian-mixture" if isinstance(m, SubsampledGaussian) else
+                 ("profile pair, upper bound only" if not getattr(m, "two_sided", True) else "loss law")
+                 for m, _ in self.items}
+        return f"certified PLD accountant (h = {self.h}; {', '.join(sorted(paths))})"
+
+    def _tail(self) -> float:
+        """Mass a one-step grid may leave outside its float range guide (it is still
+        accounted for: moved up, to +∞ or, for the lower PLD, dropped)."""
+        return max(float(self.tau), 1e-300) * 1e-3
+
+    @property
     def h(self) -> Fraction:
-        """The loss grid step: as given, else :data:`DEFAULT_H` widened by powers
-        of 2 until one step's loss range needs at most :data:`AUTO_GRID_POINTS`
-        points (a small σ has a loss range ~1/(2σ²): at σ = 0.01, 5,000 wide).
-        Any grid is sound; the width of ε grows roughly like (steps)·h."""
+        """The loss grid step: as given; else, when every source is a lattice law
+        (all losses in h0·Z, e.g. pure DP with rational ε0) the common lattice
+        step, so the discretisation is exact; else :data:`DEFAULT_H` widened by
+        powers of 2 until one step's loss range needs at most
+        :data:`AUTO_GRID_POINTS` points (a small σ has a loss range ~1/(2σ²): at
+        σ = 0.01, 5,000 wide).  Any grid is sound; the width of ε grows roughly
+        like (steps)·h."""
         if self.h_given is not None:
             return self.h_given
-        z = Fraction(self._z())
-        span = max(((1 + 2 * z * m.sigma) / (2 * m.sigma**2) + 1 for m, _ in self.items), default=Fraction(0))
-        ratio = span / (AUTO_GRID_POINTS * DEFAULT_H)  # exact: σ may be 1e-300
+        z, tail = self._z(), self._tail()
+        span = max((_source_range(m, z, tail) for m, _ in self.items), default=0.0)
+        laws = [m for m, _ in self.items
+                if not isinstance(m, SubsampledGaussian) and not getattr(m, "adapts_to_grid", False)]
+        # a law with a narrow loss range (small sampling rate, large Laplace scale) gets
+        # at least MIN_LAW_POINTS grid points: the lower PLD moves each loss down by < h
+        target = DEFAULT_H
+        if laws:
+            narrow = min(_source_range(m, z, tail) - 1 for m in laws)
+            while (narrow / float(target) < MIN_LAW_POINTS and target > DEFAULT_H / 64
+                   and span / float(target / 2) <= AUTO_GRID_POINTS):
+                target /= 2
+        # atoms on grid points: the common anchor (every atom loss of every law in
+        # anchor·Z), divided down to about the target; a pure lattice law is then exact
+        anchor: Fraction | None = None
+        for m in laws:
+            step = getattr(m, "anchor", None)
+            if step is None:
+                if m.base is not None and not m.base.atoms():  # type: ignore[attr-defined]
+                    continue  # no atoms to place
+                anchor = None
+                break
+            anchor = step if anchor is None else _gcd(anchor, step)
+        else:
+            if anchor is not None:
+                lattice_only = all(getattr(m, "lattice", None) is not None or getattr(m, "adapts_to_grid", False)
+                                   for m, _ in self.items)
+                cap = target * 8 if lattice_only else target
+                step = anchor / max(1, math.ceil(anchor / cap))
+                if span / float(step) <= AUTO_GRID_POINTS:
+                    return step
+        if target < DEFAULT_H:
+            return target
+        ratio = Fraction(span) / (AUTO_GRID_POINTS * DEFAULT_H)
         if ratio <= 1:
             return DEFAULT_H
         k = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1)  # 2^k >= ratio
@@ -831,8 +941,12 @@ class PLDAccountant(Accountant):
         # enough bits that rounding dust (1 unit per coefficient per product) stays
         # far below tau: bits >= log2(n / tau) + margin
         span = 0.0
+        z, tail = self._z(), self._tail()
         for m, k in self.items:
-            span += k * 2.0 / float(m.sigma) ** 2 + 40.0
+            if isinstance(m, SubsampledGaussian):
+                span += k * 2.0 / float(m.sigma) ** 2 + 40.0
+            else:
+                span += k * _source_range(m, z, tail) + 40.0
         n = max(1e4, min(span, 1e7) / float(self.h))
         tau = float(self.tau) if self.tau > 0 else 2.0 ** -60
         return int(math.ceil(math.log2(n / tau))) + 8
@@ -846,6 +960,12 @@ class PLDAccountant(Accountant):
             z += 0.25
         return z
 
+    def _one_step(self, m: object, rel: Relation, kind: Kind, bits: int) -> DiscretePLD:
+        if isinstance(m, SubsampledGaussian):
+            fn = upper_one_step if kind == "upper" else lower_one_step
+            return fn(m.pair(rel), self.h, bits, self._z())
+        return m.one_step(rel, kind, self.h, bits, self._tail())  # type: ignore[attr-defined]
+
     def _compute(self) -> dict:
         if self._cache is not None:
             return self._cache
@@ -855,12 +975,10 @@ class PLDAccountant(Accountant):
         tau_units = int(self.tau * (1 << bits))
         out: dict = {"upper": {}, "lower": {}, "bits": bits}
         for rel in ("add", "remove"):
-            for kind in (("upper", "lower") if self.with_lower else ("upper",)):
+            for kind in (("upper", "lower") if self.two_sided else ("upper",)):
                 acc: DiscretePLD | None = None
                 for m, k in self.items:
-                    pair = m.pair(rel)
-                    one = (upper_one_step if kind == "upper" else lower_one_step)(
-                        pair, self.h, bits, self._z())
+                    one = self._one_step(m, rel, kind, bits)
                     pk = one.power(k, tau_units)
                     acc = pk if acc is None else acc.combine(pk, tau_units)
                 out[kind][rel] = acc
@@ -877,7 +995,7 @@ class PLDAccountant(Accountant):
         with working_precision(PREC):
             eb = to_ball(e)
             hi = _amax(upper_bound(c["upper"][r].delta_ball(eb)) for r in ("add", "remove"))
-            if self.with_lower:
+            if self.two_sided:
                 lo = _amax(lower_bound(c["lower"][r].delta_ball(eb)) for r in ("add", "remove"))
                 lo = lo if lo > 0 else arb(0)
             else:
@@ -901,7 +1019,7 @@ class PLDAccountant(Accountant):
             db = to_ball(d)
             hi = _amax(c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove"))
             hi = hi if hi > 0 else arb(0)
-            if self.with_lower:
+            if self.two_sided:
                 los = []
                 for r in ("add", "remove"):
                     try:

@@ -1,0 +1,348 @@
+"""One-step certified discretisation of any privacy-loss law onto the PLD grid h·Z.
+
+This is the generic half of the PLD engine (:mod:`certdp.analyses.accountants.pld`
+composes the results): a mechanism is turned into a **source** — the loss law of a
+dominating pair per neighbouring relation (:mod:`certdp.analyses.accountants.loss_laws`)
+— and each law into two fixed-point measures on the grid:
+
+* **upper** (connect-the-dots, Doroshenko et al. 2022): the P-mass of the loss
+  cell (ω_j, ω_{j+1}] is split between ω_j and ω_{j+1} with the Q-mass kept,
+  A = (Q(I) − e^{−ω_{j+1}}P(I))/(e^{−ω_j} − e^{−ω_{j+1}}) to ω_j and P(I) − A to
+  ω_{j+1}; an atom at ℓ is split the same way between the nearest grid points
+  certainly below and above it (exactly onto ω_j when ℓ = ω_j).  Mass below the
+  grid goes up to its first point, mass above it to +∞; masses rounded up.  The
+  split pair dominates the true one (it is a post-processing of it), so every
+  F_ε of every composition is an upper bound (pld module doc).
+* **lower**: every loss moves DOWN to the grid point certainly below it
+  (cells [ω_j, ω_{j+1}) to ω_j, atoms to ⌊ℓ/h⌋h), masses rounded down, the part
+  below the grid dropped.  F_ε is increasing in the position and the amount of
+  mass and convolution keeps both orders, so every F_ε is a lower bound.
+
+Mechanisms known only by an (upper) privacy profile get the symmetric pair of
+:func:`profile_law` (seed 002 §4.1: a pair dominates for every γ >= 0 when
+H_γ(P‖Q) >= δ_M for γ >= 1 in both orders; the chord construction below gives
+that); they have no lower discretisation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from flint import arb, fmpz_poly
+
+from certdp.analyses.accountants.loss_laws import (
+    Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, compare, rr_law, rr_p_law,
+)
+from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
+from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+
+Kind = Literal["upper", "lower"]
+
+#: working precision of the one-step ball computations (as the Gaussian path)
+PREC = 128
+#: the most sample points a privacy profile is turned into (beyond: the rest is put at +∞)
+MAX_PROFILE_POINTS = 1 << 16
+
+
+# ---------------------------------------------------------------------------
+# grid helpers
+# ---------------------------------------------------------------------------
+
+
+def _floor_index(x: object, h: Fraction) -> int:
+    """The largest k with k·h <= x, certified (x a Fraction or a ball)."""
+    if isinstance(x, Fraction):
+        return math.floor(x / h)
+    b = as_ball(x)  # type: ignore[arg-type]
+    k = math.floor(float(b.mid()) / float(h))
+    hb = to_ball(h)
+    for _ in range(64):
+        if k * hb <= b:
+            return k
+        k -= 1
+    raise PrecisionError(f"cannot place the loss {b} on the grid h = {h}")
+
+
+def _bracket(x: object, h: Fraction) -> tuple[int, int]:
+    """(a, b) with a·h < x < b·h certified, or (k, k) when x = k·h exactly."""
+    if isinstance(x, Fraction):
+        k = math.floor(x / h)
+        return (k, k) if k * h == x else (k, k + 1)
+    b = as_ball(x)  # type: ignore[arg-type]
+    k = math.floor(float(b.mid()) / float(h))
+    hb = to_ball(h)
+    lo, hi = k, k + 1
+    for _ in range(64):
+        if lo * hb < b:
+            break
+        lo -= 1
+    for _ in range(64):
+        if hi * hb > b:
+            break
+        hi += 1
+    if not (lo * hb < b and hi * hb > b):
+        raise PrecisionError(f"cannot bracket the loss {b} on the grid h = {h}")
+    return lo, hi
+
+
+def grid_range(law: LossLaw, h: Fraction, tail: float) -> tuple[int, int]:
+    """Grid indices [i_lo, i_hi] covering the law's float range and all its atoms."""
+    lo, hi = law.range_f(tail)
+    for t in law.atoms():
+        x = float(as_ball(t.loss).mid())
+        lo, hi = min(lo, x), max(hi, x)
+    hf = float(h)
+    return math.floor(lo / hf) - 2, math.ceil(hi / hf) + 2
+
+
+def _to_units(m: arb, scale: arb, up: bool) -> int:
+    if up:
+        return max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0)
+    return max(int(lower_bound(m * scale).floor().unique_fmpz()), 0)
+
+
+def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float):  # -> DiscretePLD
+    """The certified one-step measure (module doc) of ``law`` on the grid h·Z."""
+    from certdp.analyses.accountants.pld import DiscretePLD, check_grid  # noqa: PLC0415 (pld composes us)
+
+    i_lo, i_hi = grid_range(law, h, tail)
+    n = i_hi - i_lo + 1
+    check_grid(n, h)
+    up = kind == "upper"
+    with working_precision(PREC):
+        masses = [arb(0)] * n
+        inf = law.p_inf()
+        if law.has_continuous():
+            pt, qt = [], []
+            for i in range(i_lo, i_hi + 1):
+                if not (i - i_lo) % 512:
+                    check_budget(f"the {kind} PLD of one step", i - i_lo, n)
+                w = i * h
+                pt.append(law.cont_tail(w, "P"))
+                qt.append(law.cont_tail(w, "Q") if up else arb(0))
+            if up:
+                masses[0] += law.cont_tail(None, "P") - pt[0]  # below the grid: up to ω_lo
+                for j in range(n - 1):
+                    PI, QI = pt[j] - pt[j + 1], qt[j] - qt[j + 1]
+                    ea, eb = to_ball(-(i_lo + j) * h).exp(), to_ball(-(i_lo + j + 1) * h).exp()
+                    A = (QI - eb * PI) / (ea - eb)
+                    masses[j] += A
+                    masses[j + 1] += PI - A
+                inf = inf + pt[-1]
+            else:
+                for j in range(n - 1):
+                    masses[j] += pt[j] - pt[j + 1]
+                masses[-1] += pt[-1]
+        for t in law.atoms():
+            if up:
+                a, b = _bracket(t.loss, h)
+                if a == b:
+                    masses[a - i_lo] += t.p
+                    continue
+                ea, eb = to_ball(-a * h).exp(), to_ball(-b * h).exp()
+                A = (t.q - eb * t.p) / (ea - eb)
+                masses[a - i_lo] += A
+                masses[b - i_lo] += t.p - A
+            else:
+                k = _floor_index(t.loss, h)
+                masses[k - i_lo] += t.p
+        scale = arb(2) ** bits
+        coeffs = [_to_units(m, scale, up) for m in masses]
+        inf_units = _to_units(inf, scale, up)
+    # strip zero ends so the measure stays small
+    lo = next((i for i, c in enumerate(coeffs) if c), None)
+    if lo is None:
+        if up:
+            return DiscretePLD(fmpz_poly([0]), i_lo, h, bits, inf_units, kind)
+        raise PrecisionError("the lower PLD of one step is empty")
+    hi = max(i for i, c in enumerate(coeffs) if c)
+    return DiscretePLD(fmpz_poly(coeffs[lo:hi + 1]), i_lo + lo, h, bits, inf_units, kind)
+
+
+# ---------------------------------------------------------------------------
+# the pair of a privacy profile
+# ---------------------------------------------------------------------------
+
+
+def profile_law(mech: object, h: Fraction, tail: float) -> AtomLaw:
+    """A symmetric pair whose hockey-stick curve is >= the mechanism's (upper) profile.
+
+    With γ = e^ε, δ(γ) is convex and non-increasing (a hockey-stick divergence).
+    Sample D_i >= δ(ε_i) at ε_i = i·h (upper ends, made non-increasing) and build
+    the convex piecewise-linear D̃ >= δ greedily: slopes −S_i with
+    S_i = min(S_{i−1}, (D̃_i − D_{i+1})/(γ_{i+1} − γ_i)) (rounded down, >= 0), so
+    D̃_{i+1} >= D_{i+1}, and δ <= chord <= D̃ between samples; beyond the last
+    sample D̃ stays at D̃_N (δ is non-increasing), the mass at +∞.  S_0 is capped
+    at (1 − D_0)/2 so that the symmetric completion has mass 1.  D̃ is the
+    hockey-stick curve of the loss law with atoms m_i = e^{ε_i}(S_{i−1} − S_i) at
+    ε_i, the mirrored atoms e^{−ε_i}m_i at −ε_i (the symmetry makes (P, Q) and
+    (Q, P) alike, so the pair dominates both orders and every γ >= 0), mass
+    1 − D_0 − 2S_0 at 0 and D̃_N at ±∞ (seed 002 §4.1, Def 7)."""
+    vanish = getattr(mech, "vanishes_from", lambda: None)()
+    with working_precision(PREC):
+        hb = to_ball(h)
+        eh = hb.exp()
+        D: list[arb] = []
+        i = 0
+        while True:
+            if not i % 256:
+                check_budget("sampling the privacy profile", i, None)
+            eps = i * h
+            if vanish is not None and eps >= vanish:
+                D.append(arb(0))
+                break
+            v = upper_bound(mech.delta_ball(to_ball(eps)))  # type: ignore[attr-defined]
+            if not v.is_finite():
+                raise PrecisionError(f"the profile of {mech!r} is not finite at eps = {eps}")
+            v = v if v < 1 else arb(1)
+            v = v if v > 0 else arb(0)
+            if D and v > D[-1]:
+                v = D[-1]  # δ is non-increasing
+            D.append(v)
+            if v <= tail or i >= MAX_PROFILE_POINTS:
+                break
+            i += 1
+        N = len(D) - 1
+        S: list[arb] = []
+        Dball = D[0]  # D̃ at the current sample: D_0 − Σ S_k Δγ_k (a ball)
+        g = arb(1)
+        for k in range(N):
+            g_next = g * eh
+            need = lower_bound((lower_bound(Dball) - D[k + 1]) / (g_next - g))
+            s = need if need > 0 else arb(0)
+            if k == 0:  # keep the symmetric completion's mass at 0 positive
+                cap = lower_bound((1 - D[0] - arb(2) ** -100) / 2)
+                cap = cap if cap > 0 else arb(0)
+                s = s if s < cap else cap
+            elif s > S[-1]:
+                s = S[-1]
+            S.append(s)
+            Dball = Dball - s * (g_next - g)
+            g = g_next
+        top = upper_bound(Dball)  # >= D̃_N: the mass at +∞ (more is safe)
+        top = top if top > 0 else arb(0)
+        atoms: list[Atom] = []
+        total_pos = arb(0)
+        for k in range(1, N + 1):
+            prev = S[k - 1]
+            cur = S[k] if k < N else arb(0)
+            d = prev - cur
+            if d == 0:
+                continue
+            ek = (k * hb).exp()
+            m = ek * d
+            atoms.append(Atom(k * h, m, d))  # Q-mass e^{−ε}m = S_{k−1} − S_k
+            atoms.append(Atom(-k * h, d, m))
+            total_pos += m + d
+        zero = 1 - top - total_pos
+        if zero < 0:
+            raise PrecisionError("the profile pair's mass at 0 is not certainly >= 0")
+        if not zero == 0:
+            atoms.append(Atom(Fraction(0), zero, zero))
+    return AtomLaw(tuple(atoms), top, top, h)
+
+
+# ---------------------------------------------------------------------------
+# sources: what a mechanism contributes to the engine
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LawSource:
+    """A mechanism as the engine sees it: a symmetric base law (or a profile to
+    build one from, ``profile_of``), Poisson-subsampled at ``rate`` (1: none).
+
+    ``two_sided`` — the lower discretisation is valid (False for profile pairs,
+    which only bound the mechanism from above)."""
+
+    base: LossLaw | None
+    rate: Fraction = Fraction(1)
+    profile_of: object | None = None
+    label: str = ""
+
+    @property
+    def two_sided(self) -> bool:
+        return self.profile_of is None
+
+    @property
+    def anchor(self) -> Fraction | None:
+        """Exact spacing h0 with every atom of the one-step law in h0·Z (None: unknown)."""
+        if self.base is None or self.rate != 1:
+            return None
+        return self.base.anchor
+
+    @property
+    def lattice(self) -> Fraction | None:
+        """The anchor when the one-step law has atoms only (then a grid dividing it is exact)."""
+        return None if self.base is None or self.base.has_continuous() else self.anchor
+
+    @property
+    def adapts_to_grid(self) -> bool:
+        """A profile pair is built on whatever grid the accountant uses."""
+        return self.profile_of is not None and self.rate == 1
+
+    def law(self, relation: Relation, h: Fraction, tail: float) -> LossLaw:
+        base = self.base if self.base is not None else profile_law(self.profile_of, h, tail)
+        if self.rate == 1:
+            return base
+        return SubsampledLaw(base, self.rate, relation)
+
+    def range_f(self, tail: float) -> tuple[float, float]:
+        """Float loss range of one step (grid sizing only)."""
+        if self.base is None:
+            return (-4.0, 4.0)  # a profile pair: sized by its samples, see profile_law
+        lo, hi = 0.0, 0.0
+        for rel in ("add", "remove"):
+            law = self.base if self.rate == 1 else SubsampledLaw(self.base, self.rate, rel)  # type: ignore[arg-type]
+            a, b = law.range_f(tail)
+            for t in law.atoms():
+                x = float(as_ball(t.loss).mid())
+                a, b = min(a, x), max(b, x)
+            lo, hi = min(lo, a), max(hi, b)
+        return lo, hi
+
+    def one_step(self, relation: Relation, kind: Kind, h: Fraction, bits: int, tail: float):  # -> DiscretePLD
+        if kind == "lower" and not self.two_sided:
+            raise InputError("a pair built from an upper-bound profile has no lower discretisation")
+        return one_step(self.law(relation, h, tail), h, bits, kind, tail)
+
+
+def law_source(mech: object) -> LawSource:
+    """The engine's source for a catalog mechanism that is not a (subsampled) Gaussian.
+
+    laplace(scale b, sensitivity Δ) → LaplaceLaw(Δ/b); randomized_response(p);
+    pure_dp(ε0), approx_dp(ε0, δ0) → their tight pairs; subsample(M, γ) → M's
+    source at rate γ (nested Poisson subsampling multiplies the rates);
+    a mechanism whose trade-off curve is exactly Gaussian → GaussianLaw(μ²/2);
+    any other mechanism → the pair of its (upper) privacy profile."""
+    from certdp.mechanisms import basic  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
+
+    label = getattr(mech, "spec", lambda: repr(mech))()
+    if isinstance(mech, Subsample):
+        inner = law_source(mech.mechanism)
+        rate = Fraction(mech.rate) * inner.rate
+        return LawSource(inner.base, rate, inner.profile_of, label)
+    mu2 = mech.gdp_mu_squared() if hasattr(mech, "gdp_mu_squared") else None  # type: ignore[attr-defined]
+    if mu2 is not None:
+        return LawSource(GaussianLaw(Fraction(mu2) / 2), label=label)
+    if isinstance(mech, basic.Laplace):
+        return LawSource(LaplaceLaw(Fraction(mech.sensitivity) / Fraction(mech.scale)), label=label)
+    if isinstance(mech, basic.RandomizedResponse):
+        return LawSource(rr_p_law(Fraction(mech.p)), label=label)
+    if isinstance(mech, basic.ApproxDP):
+        return LawSource(rr_law(Fraction(mech.eps), Fraction(mech.delta)), label=label)
+    if isinstance(mech, basic.PureDP):
+        return LawSource(rr_law(Fraction(mech.eps)), label=label)
+    if isinstance(mech, Compose):
+        raise InputError(f"{label}: a composition inside another transform needs its own law "
+                         "(compose at the top level instead)")
+    if not hasattr(mech, "delta_ball"):
+        raise InputError(f"the PLD engine cannot handle {mech!r}")
+    return LawSource(None, profile_of=mech, label=label)
+
+
+__all__ = ["LawSource", "law_source", "one_step", "profile_law", "grid_range", "BudgetExceeded"]
