@@ -68,6 +68,19 @@ def _phi_is_exact(mechs: list[Mechanism]) -> bool:
     return all(phi.supports(m) and isinstance(phi.to_pair(m), FINITE_TYPES) for m in mechs)
 
 
+def _flatten(mech: Mechanism, k: int) -> tuple[Mechanism, int]:
+    """compose(M, j) with k copies is M with j·k copies; subsample(M, rate=1) is M."""
+    from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
+
+    while True:
+        if isinstance(mech, Compose):
+            mech, k = mech.mechanism, k * int(mech.k)
+        elif isinstance(mech, Subsample) and mech.rate == 1:
+            mech = mech.mechanism
+        else:
+            return mech, k
+
+
 def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int = 34,
                            refine: int = 0) -> tuple[object, str]:
     """(accountant holding the heterogeneous composition, its name): the one route for
@@ -78,17 +91,20 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
       holds — (subsampled) Gaussians, Laplace, randomized response, pure/approximate DP,
       Poisson subsampling of any of them, and any mechanism through the pair of its
       privacy profile (upper bound only); exact when every loss lies on its grid;
-    * the φ accountant when every mechanism is finite and the PLD grid would not be
-      exact (its finite route is exact: Zhu, Dong & Wang 2022 Def 35).
+    * the φ accountant when every mechanism is exactly Gaussian (the composition is
+      exactly μ-GDP with μ² = Σ μ_j², closed form) or finite while the PLD grid would
+      not be exact (its finite route is exact: Zhu, Dong & Wang 2022 Def 35).
     ``refine`` = j divides the PLD grid step by 2^j (a narrower answer)."""
     if not items:
         raise InputError("nothing to compose: give at least one mechanism")
     from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
 
+    items = [_flatten(m, k) for m, k in items]
     mechs = [m for m, _ in items]
     bad = [m.spec() for m in mechs if not supports(m)]
+    gaussian = all(m.gdp_mu_squared() is not None for m in mechs)  # exactly Gaussian: μ² adds up
     pld: PLDAccountant | None = None
-    if not bad:
+    if not bad and not gaussian:
         pld = PLDAccountant().compose_all(items)  # type: ignore[assignment]
         if not pld.exact_grid and _phi_is_exact(mechs) and not refine:
             pld = None
@@ -103,7 +119,8 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     acc = PhiAccountant(rel_bits=rel_bits)
     for m, k in items:
         acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
-    return acc, "phi accountant (Zhu, Dong & Wang 2022; exact finite pairs)"
+    return acc, ("phi accountant (exact: Gaussian composition, μ² = Σ μ_j²)" if gaussian
+                 else "phi accountant (Zhu, Dong & Wang 2022; exact finite pairs)")
 
 
 def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | None:

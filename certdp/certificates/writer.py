@@ -130,10 +130,13 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     refuse_uncheckable(spec)
     evidence: dict[str, Any] = {}
     if not getattr(mech, "has_closed_form", True):
-        from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
+        from certdp.analyses.accountants.pld import PLDAccountant, as_subsampled_gaussian  # noqa: PLC0415
 
-        if not supports(mech):
-            raise InputError(f"certificates for {spec} (answered by the phi accountant) are not supported yet")
+        try:
+            as_subsampled_gaussian(mech)
+        except InputError:
+            raise InputError(f"certificates for {spec} are not supported yet: the independent checker "
+                             "re-derives (subsampled) Gaussian PLDs only") from None
         evidence = {"pld": PLDAccountant().compose(mech).discretisation()}
     for digits in (12, 8, 6):
         if eps_hi is not None:

@@ -11,14 +11,14 @@ import pytest
 
 from certdp.cli import main
 from certdp.mechanisms import parse_spec
-from certdp.analyses.dispatch import accountant_for, delta_of, eps_of, gdp_of, needs_pld
+from certdp.analyses.dispatch import accountant_for, delta_of, eps_of, gdp_of, is_subsampled_gaussian
 from refs import delta_mu_ref, mpf
 
 
 def test_dpsgd_alias_names_the_composition():
     a = parse_spec("dpsgd(noise=9.4, rate=16384/50000, steps=2000)")
     b = parse_spec("compose(subsample(gaussian(sigma=9.4), rate=0.32768), k=2000)")
-    assert a == b and a.spec() == b.spec() and needs_pld(a) and not a.has_closed_form
+    assert a == b and a.spec() == b.spec() and is_subsampled_gaussian(a.mechanism) and not a.has_closed_form
 
 
 def test_rate_one_dpsgd_is_the_gaussian_composition():
@@ -32,8 +32,9 @@ def test_rate_one_dpsgd_is_the_gaussian_composition():
     assert lo <= truth <= hi and hi - lo < mpf("1e-15") * truth
 
 
-def test_phi_route_for_pure_dp_composition_matches_kairouz_binomial():
-    """compose(pure_dp(eps=0.2), k=50) at ε = 0.2·(50 - 2·10) = 6: exact binomial
+def test_exact_route_for_pure_dp_composition_matches_kairouz_binomial():
+    """compose(pure_dp(eps=0.2), k=50) at ε = 0.2·(50 - 2·10) = 6 (the PLD engine on
+    the lattice 0.2·Z/m, exact up to fixed-point rounding): exact binomial
     sum δ = Σ_{i} C(50,i) p^(50-i) (1-p)^i (1 - e^{6 - 0.2(50-2i)})⁺, p = e^0.2/(1+e^0.2)."""
     m = parse_spec("compose(pure_dp(eps=0.2), k=50)")
     ans = delta_of(m, 6)
@@ -44,10 +45,12 @@ def test_phi_route_for_pure_dp_composition_matches_kairouz_binomial():
             mpmath.binomial(50, i) * p ** (50 - i) * (1 - p) ** i * max(0, 1 - mpmath.exp(6 - e * (50 - 2 * i)))
             for i in range(51)
         )
-    assert "phi" in ans.method
-    assert mpf(Fraction(ans.enclosure.lo_str(40))) <= truth <= mpf(Fraction(ans.enclosure.hi_str(40)))
+    assert "PLD" in ans.method
+    lo, hi = mpf(Fraction(ans.enclosure.lo_str(40))), mpf(Fraction(ans.enclosure.hi_str(40)))
+    assert lo <= truth <= hi and hi - lo < mpf("1e-12") * truth
     back = eps_of(m, "1e-4")
     assert back.enclosure.certainly_greater_than("5.5") and back.enclosure.certainly_less_than("5.6")
+    assert back.enclosure.width < 1e-12
 
 
 def test_gdp_of_dpsgd_reports_residual_and_strict_tail():

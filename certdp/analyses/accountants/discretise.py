@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from flint import arb, fmpz_poly
+from flint import arb
 
 from certdp.analyses.accountants.loss_laws import (
     Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, compare, rr_law, rr_p_law,
@@ -104,13 +104,18 @@ def _to_units(m: arb, scale: arb, up: bool) -> int:
     return max(int(lower_bound(m * scale).floor().unique_fmpz()), 0)
 
 
-def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float):  # -> DiscretePLD
-    """The certified one-step measure (module doc) of ``law`` on the grid h·Z."""
-    from certdp.analyses.accountants.pld import DiscretePLD, check_grid  # noqa: PLC0415 (pld composes us)
+#: One step's measure: (fixed-point coefficients, index of the first, units at +∞).
+Measure = tuple[list[int], int, int]
 
+
+def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_points: int) -> Measure:
+    """The certified one-step measure (module doc) of ``law`` on the grid h·Z:
+    coefficient c_k (units 2^-bits) at (offset + k)·h and the units at +∞."""
     i_lo, i_hi = grid_range(law, h, tail)
     n = i_hi - i_lo + 1
-    check_grid(n, h)
+    if n > max_points:
+        raise BudgetExceeded(f"the PLD grid needs {n} points at h = {h}, more than the cap of {max_points}; "
+                             "use a coarser grid")
     up = kind == "upper"
     with working_precision(PREC):
         masses = [arb(0)] * n
@@ -156,10 +161,10 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float):  # 
     lo = next((i for i, c in enumerate(coeffs) if c), None)
     if lo is None:
         if up:
-            return DiscretePLD(fmpz_poly([0]), i_lo, h, bits, inf_units, kind)
+            return [0], i_lo, inf_units
         raise PrecisionError("the lower PLD of one step is empty")
     hi = max(i for i, c in enumerate(coeffs) if c)
-    return DiscretePLD(fmpz_poly(coeffs[lo:hi + 1]), i_lo + lo, h, bits, inf_units, kind)
+    return coeffs[lo:hi + 1], i_lo + lo, inf_units
 
 
 # ---------------------------------------------------------------------------
@@ -304,10 +309,11 @@ class LawSource:
             lo, hi = min(lo, a), max(hi, b)
         return lo, hi
 
-    def one_step(self, relation: Relation, kind: Kind, h: Fraction, bits: int, tail: float):  # -> DiscretePLD
+    def one_step(self, relation: Relation, kind: Kind, h: Fraction, bits: int, tail: float,
+                 max_points: int) -> Measure:
         if kind == "lower" and not self.two_sided:
             raise InputError("a pair built from an upper-bound profile has no lower discretisation")
-        return one_step(self.law(relation, h, tail), h, bits, kind, tail)
+        return one_step(self.law(relation, h, tail), h, bits, kind, tail, max_points)
 
 
 def law_source(mech: object) -> LawSource:

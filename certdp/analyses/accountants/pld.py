@@ -372,21 +372,27 @@ class DiscretePLD:
         return result
 
     # -- evaluation ----------------------------------------------------------
-    def delta_ball(self, eps: arb) -> arb:
-        """F_ε of this measure: Σ_{y_k > ε} m_k (1 − e^{ε−y_k}) + m_∞ (a ball)."""
+    def delta_ball(self, eps: arb, exact_eps: Fraction | None = None) -> arb:
+        """F_ε of this measure: Σ_{y_k > ε} m_k (1 − e^{ε−y_k}) + m_∞ (a ball).
+        ``exact_eps`` (the exact ε inside the ball ``eps``) places ε on the grid
+        exactly (no undecided grid points, e.g. ε = a lattice loss)."""
         h = to_ball(self.h)
         cs = self.poly.coeffs()
         n = len(cs)
-        # first index with y_k > eps
-        k0f = float((eps / h).mid()) - self.offset
-        k0 = max(0, min(n, math.floor(k0f) - 1))
-        while k0 < n and not ((self.offset + k0) * h > eps):
-            k0 += 1
-        # entries with y_k possibly equal eps contribute (1-e^0)=0 exactly if equal; include
-        # index k0-1 only if y_{k0-1} might exceed eps (ball undecided)
-        start = k0
-        while start > 0 and not ((self.offset + start - 1) * h <= eps):
-            start -= 1
+        if exact_eps is not None:
+            k0 = max(0, min(n, math.floor(exact_eps / self.h) - self.offset + 1))
+            start = k0
+        else:
+            # first index with y_k > eps
+            k0f = float((eps / h).mid()) - self.offset
+            k0 = max(0, min(n, math.floor(k0f) - 1))
+            while k0 < n and not ((self.offset + k0) * h > eps):
+                k0 += 1
+            # entries with y_k possibly equal eps contribute (1-e^0)=0 exactly if equal; include
+            # index k0-1 only if y_{k0-1} might exceed eps (ball undecided)
+            start = k0
+            while start > 0 and not ((self.offset + start - 1) * h <= eps):
+                start -= 1
         tail = cs[start:]
         scale = arb(2) ** (-self.bits)
         M = sum(int(c) for c in tail)
@@ -791,17 +797,13 @@ def supports(mechanism: object) -> bool:
     return True
 
 
-def check_grid(n: int, h: Fraction) -> None:
-    """Refuse a one-step grid of more than :data:`MAX_GRID_POINTS` points (BudgetExceeded)."""
-    _check_grid(n, h)
-
-
-def _source_range(src: object, z: float, tail: float) -> float:
-    """Float width of one step's loss range (grid sizing only)."""
+def _source_range(src: object, z: float, tail: float) -> Fraction:
+    """Width of one step's loss range plus 1 (grid sizing only; exact for the
+    Gaussian path, where σ may be 1e-300)."""
     if isinstance(src, SubsampledGaussian):
-        return float((1 + 2 * Fraction(z) * src.sigma) / (2 * src.sigma**2) + 1)
+        return (1 + 2 * Fraction(z) * src.sigma) / (2 * src.sigma**2) + 1
     lo, hi = src.range_f(tail)  # type: ignore[attr-defined]
-    return hi - lo + 1
+    return Fraction(hi - lo + 1)
 
 
 def _gcd(a: Fraction, b: Fraction) -> Fraction:
@@ -891,7 +893,7 @@ class PLDAccountant(Accountant):
         if self.h_given is not None:
             return self.h_given
         z, tail = self._z(), self._tail()
-        span = max((_source_range(m, z, tail) for m, _ in self.items), default=0.0)
+        span = max((_source_range(m, z, tail) for m, _ in self.items), default=Fraction(0))
         laws = [m for m, _ in self.items
                 if not isinstance(m, SubsampledGaussian) and not getattr(m, "adapts_to_grid", False)]
         # a law with a narrow loss range (small sampling rate, large Laplace scale) gets
@@ -899,8 +901,8 @@ class PLDAccountant(Accountant):
         target = DEFAULT_H
         if laws:
             narrow = min(_source_range(m, z, tail) - 1 for m in laws)
-            while (narrow / float(target) < MIN_LAW_POINTS and target > DEFAULT_H / 64
-                   and span / float(target / 2) <= AUTO_GRID_POINTS):
+            while (narrow / target < MIN_LAW_POINTS and target > DEFAULT_H / 64
+                   and span / (target / 2) <= AUTO_GRID_POINTS):
                 target /= 2
         # atoms on grid points: the common anchor (every atom loss of every law in
         # anchor·Z), divided down to about the target; a pure lattice law is then exact
@@ -919,11 +921,11 @@ class PLDAccountant(Accountant):
                                    for m, _ in self.items)
                 cap = target * 8 if lattice_only else target
                 step = anchor / max(1, math.ceil(anchor / cap))
-                if span / float(step) <= AUTO_GRID_POINTS:
+                if span / step <= AUTO_GRID_POINTS:
                     return step
         if target < DEFAULT_H:
             return target
-        ratio = Fraction(span) / (AUTO_GRID_POINTS * DEFAULT_H)
+        ratio = span / (AUTO_GRID_POINTS * DEFAULT_H)
         if ratio <= 1:
             return DEFAULT_H
         k = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1)  # 2^k >= ratio
@@ -946,7 +948,7 @@ class PLDAccountant(Accountant):
             if isinstance(m, SubsampledGaussian):
                 span += k * 2.0 / float(m.sigma) ** 2 + 40.0
             else:
-                span += k * _source_range(m, z, tail) + 40.0
+                span += k * float(_source_range(m, z, tail)) + 40.0
         n = max(1e4, min(span, 1e7) / float(self.h))
         tau = float(self.tau) if self.tau > 0 else 2.0 ** -60
         return int(math.ceil(math.log2(n / tau))) + 8
@@ -964,7 +966,8 @@ class PLDAccountant(Accountant):
         if isinstance(m, SubsampledGaussian):
             fn = upper_one_step if kind == "upper" else lower_one_step
             return fn(m.pair(rel), self.h, bits, self._z())
-        return m.one_step(rel, kind, self.h, bits, self._tail())  # type: ignore[attr-defined]
+        coeffs, offset, inf = m.one_step(rel, kind, self.h, bits, self._tail(), MAX_GRID_POINTS)  # type: ignore[attr-defined]
+        return DiscretePLD(fmpz_poly(coeffs), offset, self.h, bits, inf, kind)
 
     def _compute(self) -> dict:
         if self._cache is not None:
@@ -994,9 +997,9 @@ class PLDAccountant(Accountant):
         c = self._compute()
         with working_precision(PREC):
             eb = to_ball(e)
-            hi = _amax(upper_bound(c["upper"][r].delta_ball(eb)) for r in ("add", "remove"))
+            hi = _amax(upper_bound(c["upper"][r].delta_ball(eb, e)) for r in ("add", "remove"))
             if self.two_sided:
-                lo = _amax(lower_bound(c["lower"][r].delta_ball(eb)) for r in ("add", "remove"))
+                lo = _amax(lower_bound(c["lower"][r].delta_ball(eb, e)) for r in ("add", "remove"))
                 lo = lo if lo > 0 else arb(0)
             else:
                 lo = arb(0)
