@@ -98,6 +98,44 @@ def grid_range(law: LossLaw, h: Fraction, tail: float) -> tuple[int, int]:
     return math.floor(lo / hf) - 2, math.ceil(hi / hf) + 2
 
 
+#: lower cells are (b_{j−1}, b_j] with b_j = (j + 1/2 + LOWER_SHIFT)·h: centred a little
+#: above ω_j, so the merged loss log(P(J)/Q(J)) (just below the cell's P-mean, by
+#: Jensen, by about h²/24) still lies above ω_j and the cell loses only ~h/16
+LOWER_SHIFT = Fraction(1, 16)
+
+
+def _lower_continuous(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) -> None:
+    """Lower discretisation of the continuous part: merge each cell J = (b_{j−1}, b_j]
+    into one output (a post-processing of the pair: loss ℓ_J = log(P(J)/Q(J))) and move
+    it down to the grid point certainly below ℓ_J; when that is not decided, every loss
+    of J moves down to ⌊b_{j−1}/h⌋h instead (both only lower every F_ε).  Mass below the
+    first boundary is dropped; above the last, it moves down to the last boundary's point."""
+    hb = to_ball(h)
+    bounds = [(i_lo + j + Fraction(1, 2) + LOWER_SHIFT) * h for j in range(-1, n)]
+    pt = [law.cont_tail(b, "P") for b in bounds]
+    qt = [law.cont_tail(b, "Q") for b in bounds]
+    for j in range(n):
+        if not j % 512:
+            check_budget("the lower PLD of one step", j, n)
+        PI, QI = pt[j] - pt[j + 1], qt[j] - qt[j + 1]
+        if not PI > 0:
+            continue
+        k = i_lo + j - 1  # ⌊b_{j−1}/h⌋: the fallback (every loss of J is > b_{j−1})
+        if QI > 0:
+            ell = (PI / QI).log()
+            kk = i_lo + j
+            for _ in range(3):
+                if kk * hb <= ell:
+                    k = max(k, kk)
+                    break
+                kk -= 1
+        if k >= i_lo:
+            masses[k - i_lo] += PI
+    top = pt[-1]
+    k_top = i_lo + n - 1
+    masses[k_top - i_lo] += top
+
+
 def _to_units(m: arb, scale: arb, up: bool) -> int:
     if up:
         return max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0)
@@ -120,27 +158,24 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
     with working_precision(PREC):
         masses = [arb(0)] * n
         inf = law.p_inf()
-        if law.has_continuous():
+        if law.has_continuous() and up:
             pt, qt = [], []
             for i in range(i_lo, i_hi + 1):
                 if not (i - i_lo) % 512:
-                    check_budget(f"the {kind} PLD of one step", i - i_lo, n)
+                    check_budget("the upper PLD of one step", i - i_lo, n)
                 w = i * h
                 pt.append(law.cont_tail(w, "P"))
-                qt.append(law.cont_tail(w, "Q") if up else arb(0))
-            if up:
-                masses[0] += law.cont_tail(None, "P") - pt[0]  # below the grid: up to ω_lo
-                for j in range(n - 1):
-                    PI, QI = pt[j] - pt[j + 1], qt[j] - qt[j + 1]
-                    ea, eb = to_ball(-(i_lo + j) * h).exp(), to_ball(-(i_lo + j + 1) * h).exp()
-                    A = (QI - eb * PI) / (ea - eb)
-                    masses[j] += A
-                    masses[j + 1] += PI - A
-                inf = inf + pt[-1]
-            else:
-                for j in range(n - 1):
-                    masses[j] += pt[j] - pt[j + 1]
-                masses[-1] += pt[-1]
+                qt.append(law.cont_tail(w, "Q"))
+            masses[0] += law.cont_tail(None, "P") - pt[0]  # below the grid: up to ω_lo
+            for j in range(n - 1):
+                PI, QI = pt[j] - pt[j + 1], qt[j] - qt[j + 1]
+                ea, eb = to_ball(-(i_lo + j) * h).exp(), to_ball(-(i_lo + j + 1) * h).exp()
+                A = (QI - eb * PI) / (ea - eb)
+                masses[j] += A
+                masses[j + 1] += PI - A
+            inf = inf + pt[-1]
+        elif law.has_continuous():
+            _lower_continuous(law, h, i_lo, n, masses)
         for t in law.atoms():
             if up:
                 a, b = _bracket(t.loss, h)
