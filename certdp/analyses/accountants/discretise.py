@@ -155,7 +155,7 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
         raise BudgetExceeded(f"the PLD grid needs {n} points at h = {h}, more than the cap of {max_points}; "
                              "use a coarser grid")
     up = kind == "upper"
-    with working_precision(PREC):
+    with working_precision(max(PREC, bits + 64)):
         masses = [arb(0)] * n
         inf = law.p_inf()
         if law.has_continuous() and up:

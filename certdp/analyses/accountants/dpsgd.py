@@ -111,6 +111,8 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
             kw["delta"] = answer = acc.delta(eps)
         if h is not None or not two_sided or _narrow(answer, delta is not None) or refine == MAX_REFINE:
             break
+        if refine and answer.lo_exact == 0:
+            break  # a finer grid did not give a lower end (a tiny δ below the lower PLD's reach)
         check_budget("refining the PLD grid for a narrower enclosure", refine + 1, MAX_REFINE)
         acc = PLDAccountant(h=acc.h / 2, tau=tau, lower=True).compose(SubsampledGaussian(s, q), T)
     if mu:

@@ -50,7 +50,7 @@ from flint import arb, arb_poly, fmpz, fmpz_poly
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
 from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball, Phi_upper_ball
@@ -600,7 +600,7 @@ def upper_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
     n = i_hi - i_lo + 1
     _check_grid(n, h)
     coeffs = [0] * n
-    with working_precision(PREC):
+    with working_precision(max(PREC, bits + 64)):
         cdf = _Cdf(pair)
         hb = to_ball(h)
         scale = arb(2) ** bits
@@ -702,7 +702,7 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
     bounds = lower_boundaries(pair, h, z)
     hf = float(h)
     atoms: dict[int, int] = {}
-    with working_precision(PREC):
+    with working_precision(max(PREC, bits + 64)):
         hb = to_ball(h)
         scale = arb(2) ** bits
         cdf = _Cdf(pair)
@@ -992,8 +992,37 @@ class PLDAccountant(Accountant):
         """The composed DiscretePLD per relation ("add", "remove")."""
         return self._compute()[kind]
 
+    def _with_tau(self, tau: Fraction) -> "PLDAccountant":
+        """The same composition with truncation τ (and the bits it needs)."""
+        return PLDAccountant(self.h_given if self.h_given is not None else self.h, tau, None,
+                             self.with_lower, self.items)
+
+    def _tau_for(self, target: Fraction) -> Fraction | None:
+        """A truncation 10^-j <= target/10^4 when the current τ is too coarse for a
+        quantity of size ``target`` (tail mass moved to +∞ would swamp it), else None."""
+        want = target / 10**4
+        if self.tau <= want or want <= Fraction(1, 10**250):
+            return None
+        j = 1
+        while Fraction(1, 10**j) > want:
+            j += 1
+        return Fraction(1, 10**j)
+
     def delta(self, eps: object) -> Enclosure:
+        """Enclosure of δ(ε); a tiny δ (below 10^4 τ) is recomputed with a smaller τ,
+        so it keeps relative accuracy."""
         e = check_eps(eps)
+        acc = self
+        enc = acc._delta(e)
+        for _ in range(8):  # the truncated tails may dominate the first answer: repeat
+            tau = acc._tau_for(dyadic_to_fraction(enc.hi)) if enc.hi > 0 else None
+            if tau is None:
+                break
+            acc = acc._with_tau(tau)
+            enc = acc._delta(e)
+        return enc
+
+    def _delta(self, e: Fraction) -> Enclosure:
         c = self._compute()
         with working_precision(PREC):
             eb = to_ball(e)
@@ -1015,8 +1044,13 @@ class PLDAccountant(Accountant):
 
     def epsilon(self, delta: object, **_: object) -> Enclosure:
         """Enclosure of ε*(δ) = min{ε >= 0 : δ(ε) <= δ}: the upper end solves
-        F_ε(upper PLD) = δ exactly on the grid cell, the lower end F_ε(lower) = δ."""
+        F_ε(upper PLD) = δ exactly on the grid cell, the lower end F_ε(lower) = δ.
+        A δ below 10^4 τ is answered with a smaller τ (the truncated tail moved to +∞
+        must stay far below δ)."""
         d = check_delta(delta)
+        tau = self._tau_for(d)
+        if tau is not None:
+            return self._with_tau(tau).epsilon(d)
         c = self._compute()
         with working_precision(PREC):
             db = to_ball(d)
