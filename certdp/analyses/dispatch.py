@@ -115,6 +115,10 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     from certdp.analyses.accountants.phi import PhiAccountant, supports as phi_supports, to_pair  # noqa: PLC0415
 
     if not all(phi_supports(m) for m in mechs):
+        from certdp.analyses.accountants.pld import to_source  # noqa: PLC0415
+
+        for m in mechs:
+            to_source(m)  # raises the engine's own reason
         raise InputError(f"no certified accountant supports {', '.join(bad)} yet")
     acc = PhiAccountant(rel_bits=rel_bits)
     for m, k in items:

@@ -11,7 +11,7 @@ from certdp.mechanisms.basic import (
     PureDP,
     RandomizedResponse,
 )
-from certdp.mechanisms.transforms import ClipReify, Compose, Subsample, dpsgd
+from certdp.mechanisms.transforms import ClipReify, Compose, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.user import Profile
 
 #: Every mechanism the spec grammar knows, by spec name (listing order).
@@ -25,6 +25,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         PureDP,
         ApproxDP,
         Subsample,
+        SubsetSample,
         Compose,
         ClipReify,
         Profile,

@@ -121,6 +121,31 @@ class Subsample(CatalogMechanism):
         return closed_form_enclosure(compute, bits, "subsample: eps(delta)")
 
 
+class SubsetSample(Subsample):
+    """Sampling without replacement: a subset of m = γn of the n records (fixed batch size).
+
+    Seed 002 (Zhu, Dong & Wang 2022) Thm 11(2): if (P, Q) dominates M for replace-one
+    neighbours, then (P, (1−γ)P + γQ) dominates M∘S_subset for add and
+    ((1−γ)P + γQ, P) for remove neighbours of the full dataset.  For the symmetric
+    pairs of every catalog mechanism ((P, Q) and (Q, P) alike) these are exactly the
+    Poisson pairs of :class:`Subsample`, so the profile and every accountant route
+    are the same; what differs is the statement: M's parameters must hold for
+    **replace-one** neighbours (e.g. sensitivity 2C for a sum of records clipped to C).
+    """
+
+    name = "subset"
+    description = ("sampling without replacement, batch fraction γ = m/n (seed 002 Thm 11(2)); "
+                   "the inner mechanism stated for replace-one neighbours: δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ))")
+    PARAMS = (
+        Param("mechanism", "mechanism", "the mechanism run on the batch, stated for replace-one neighbours"),
+        Param("rate", "number", "batch fraction γ = m/n, 0 < γ <= 1"),
+    )
+
+    def check(self) -> None:
+        if not 0 < self.rate <= 1:
+            raise InputError(f"subset: rate must satisfy 0 < rate <= 1, got {self.rate}")
+
+
 class Compose(CatalogMechanism):
     """k-fold (adaptive) composition of a mechanism with itself.
 

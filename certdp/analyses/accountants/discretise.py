@@ -364,6 +364,9 @@ def law_source(mech: object) -> LawSource:
 
     label = getattr(mech, "spec", lambda: repr(mech))()
     if isinstance(mech, Subsample):
+        if isinstance(mech.mechanism, Subsample) and type(mech.mechanism) is not type(mech):
+            raise InputError(f"{label}: Poisson subsampling and sampling without replacement "
+                             "cannot be nested (different neighbouring relations)")
         inner = law_source(mech.mechanism)
         rate = Fraction(mech.rate) * inner.rate
         return LawSource(inner.base, rate, inner.profile_of, label)

@@ -757,6 +757,8 @@ def as_subsampled_gaussian(mechanism: object) -> tuple[SubsampledGaussian, int]:
     if isinstance(mechanism, GaussianDP):
         return SubsampledGaussian(1 / Fraction(mechanism.mu)), 1
     if isinstance(mechanism, Subsample):
+        if isinstance(mechanism.mechanism, Subsample) and type(mechanism.mechanism) is not type(mechanism):
+            raise InputError("Poisson subsampling and sampling without replacement cannot be nested")
         inner, k = as_subsampled_gaussian(mechanism.mechanism)
         if k != 1:
             raise InputError("the PLD accountant cannot subsample a composition")
