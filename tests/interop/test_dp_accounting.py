@@ -49,7 +49,9 @@ def test_certified_bound_holds_dp_accountings_estimate_and_is_close(name):
     # dp_accounting's estimate lies inside the certified enclosure: the certified upper bound is
     # >= it (the criterion; observed, not a theorem - dp_accounting's estimate is itself
     # pessimistic) and dp_accounting is not optimistic beyond certdp's certified lower end
-    assert enc.lower_float() <= e_theirs <= e_ours, (enc, e_theirs)
+    # (dp_accounting's pessimistic estimate may exceed a tight enclosure by its own
+    # discretisation error: 3.5e-9 for the single Gaussian, whose enclosure is 1e-10 wide)
+    assert enc.lower_float() <= e_theirs <= e_ours + 1e-8, (enc, e_theirs)
     assert e_ours <= e_theirs * (1 + EPS_REL_TOL), (e_ours, e_theirs)
     # δ(1): certdp's enclosures are tight (width ~1e-16 off the PLD route), so dp_accounting's
     # pessimistic δ may sit just above the certified upper end - close both ways

@@ -84,7 +84,7 @@ class Accountant(ABC):
         """Enclosure of lim_{ε→∞} δ(ε) (the mass of the loss at +∞), if known."""
         return None
 
-    def epsilon(self, delta: object, *, rel_tol: object = Fraction(1, 10**8),
+    def epsilon(self, delta: object, *, rel_tol: object = Fraction(1, 10**10),
                 max_steps: int = 200) -> Enclosure:
         """Enclosure of ε* = min{ε >= 0 : δ(ε) <= delta} by certified bisection
         (width <= rel_tol·max(ε*, 1e-6) unless a comparison stays undecided).
