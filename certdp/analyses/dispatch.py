@@ -60,12 +60,13 @@ def is_subsampled_gaussian(mech: Mechanism) -> bool:
 
 
 def _phi_is_exact(mechs: list[Mechanism]) -> bool:
-    """Do all mechanisms have a finite dominating pair (the φ accountant's exact
-    finite route: Zhu, Dong & Wang 2022 Def 35)?"""
+    """Do all mechanisms have a finite dominating pair or an exactly Gaussian one (the
+    φ accountant's exact route: finite atoms, Zhu, Dong & Wang 2022 Def 35, convolved with
+    the closed-form Gaussian δ_μ)?"""
     from certdp.analyses.accountants import phi  # noqa: PLC0415
-    from certdp.analyses.accountants.pairs import FINITE_TYPES  # noqa: PLC0415
+    from certdp.analyses.accountants.pairs import FINITE_TYPES, GaussianPair  # noqa: PLC0415
 
-    return all(phi.supports(m) and isinstance(phi.to_pair(m), FINITE_TYPES) for m in mechs)
+    return all(phi.supports(m) and isinstance(phi.to_pair(m), (*FINITE_TYPES, GaussianPair)) for m in mechs)
 
 
 def _flatten(mech: Mechanism, k: int) -> tuple[Mechanism, int]:
@@ -92,8 +93,9 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
       Poisson subsampling of any of them, and any mechanism through the pair of its
       privacy profile (upper bound only); exact when every loss lies on its grid;
     * the φ accountant when every mechanism is exactly Gaussian (the composition is
-      exactly μ-GDP with μ² = Σ μ_j², closed form) or finite while the PLD grid would
-      not be exact (its finite route is exact: Zhu, Dong & Wang 2022 Def 35).
+      exactly μ-GDP with μ² = Σ μ_j², closed form) or finite or Gaussian while the PLD
+      grid would not be exact (its finite route is exact: Zhu, Dong & Wang 2022 Def 35,
+      convolved with the closed-form Gaussian profile).
     ``refine`` = j divides the PLD grid step by 2^j (a narrower answer)."""
     if not items:
         raise InputError("nothing to compose: give at least one mechanism")
@@ -124,7 +126,7 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     for m, k in items:
         acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
     return acc, ("phi accountant (exact: Gaussian composition, μ² = Σ μ_j²)" if gaussian
-                 else "phi accountant (Zhu, Dong & Wang 2022; exact finite pairs)")
+                 else "phi accountant (Zhu, Dong & Wang 2022; exact finite pairs, closed-form Gaussian part)")
 
 
 def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | None:
