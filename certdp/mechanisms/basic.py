@@ -203,6 +203,63 @@ class RandomizedResponse(CatalogMechanism):
         return _log_pos((to_ball(q - delta)) / to_ball(1 - q))
 
 
+#: the largest integer sensitivity discrete_laplace expands into atoms
+MAX_DISCRETE_SENSITIVITY = 1000
+
+
+class DiscreteLaplace(CatalogMechanism):
+    """Discrete Laplace noise P(x) ∝ e^{−|x|/t} on the integers, integer sensitivity Δ.
+
+    Pair P = DL(0), Q = DL(Δ) (symmetric).  With r = e^{−1/t} and c = (1−r)/(1+r) the loss
+    ℓ(x) = (|x − Δ| − |x|)/t takes Δ + 1 values: Δ/t for x <= 0 (P-mass 1/(1+r)),
+    −Δ/t for x >= Δ (P-mass r^Δ/(1+r)) and (Δ − 2x)/t for 0 < x < Δ (P-mass c r^x);
+    Q-mass = P-mass·e^{−ℓ}.  Hence δ(ε) = Σ_x (P(x) − e^ε Q(x))⁺, zero for ε >= Δ/t
+    (it is (Δ/t)-DP; Δ = 1 is randomized response with ε0 = 1/t).  Canonne, Kamath &
+    Steinke 2020 ("The discrete Gaussian for differential privacy") §2 for the pmf.
+    """
+
+    name = "discrete_laplace"
+    description = "discrete Laplace noise ∝ e^{−|x|/t} on an integer query of sensitivity Δ: δ(ε) = Σ_x (P(x) − e^ε Q(x))⁺"
+    PARAMS = (
+        Param("scale", "number", "noise scale t > 0"),
+        Param("sensitivity", "integer", "integer query sensitivity Δ >= 1", 1),
+    )
+
+    def check(self) -> None:
+        if self.scale <= 0:
+            raise InputError(f"discrete_laplace: scale must be > 0, got {self.scale}")
+        if not 1 <= self.sensitivity <= MAX_DISCRETE_SENSITIVITY:
+            raise InputError(f"discrete_laplace: sensitivity must be an integer in [1, {MAX_DISCRETE_SENSITIVITY}], "
+                             f"got {self.sensitivity}")
+
+    def vanishes_from(self) -> Fraction | None:
+        return Fraction(self.sensitivity) / self.scale
+
+    def atoms(self) -> list[tuple[Fraction, sympy.Expr, sympy.Expr]]:
+        """(loss, P-mass, Q-mass) of the Δ + 1 loss values, exact sympy masses."""
+        d, t = int(self.sensitivity), _q(Fraction(self.scale))
+        r = sympy.exp(-1 / t)
+        c = (1 - r) / (1 + r)
+        out = [(Fraction(d) / self.scale, 1 / (1 + r), r**d / (1 + r)),
+               (-Fraction(d) / self.scale, r**d / (1 + r), 1 / (1 + r))]
+        out += [(Fraction(d - 2 * x) / self.scale, c * r**x, c * r**(d - x)) for x in range(1, d)]
+        return out
+
+    def profile(self) -> sympy.Expr:
+        return sympy.Add(*[sympy.Max(p - sympy.exp(EPS) * q, 0) for ell, p, q in self.atoms() if ell > 0])
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        d, inv_t = int(self.sensitivity), 1 / to_ball(self.scale)
+        r = (-inv_t).exp()
+        c = (1 - r) / (1 + r)
+        e = eps.exp()
+        total = positive_part(1 / (1 + r) - e * r**d / (1 + r))
+        for x in range(1, d):
+            if 2 * x < d:
+                total += positive_part(c * r**x - e * c * r**(d - x))
+        return total
+
+
 class PureDP(CatalogMechanism):
     """Worst case of an ε₀-DP mechanism: δ(ε) = (e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})
     (Liu et al. 2022 §5.1 via Thm 3.1 with δ₀ = 0; attained by randomized response)."""

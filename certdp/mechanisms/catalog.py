@@ -5,6 +5,7 @@ from __future__ import annotations
 from certdp.mechanisms.base import Mechanism
 from certdp.mechanisms.basic import (
     ApproxDP,
+    DiscreteLaplace,
     Gaussian,
     GaussianDP,
     Laplace,
@@ -29,6 +30,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         Compose,
         ClipReify,
         Profile,
+        DiscreteLaplace,
         "tradeoff",
         "sgd",
         "icea",

@@ -290,6 +290,18 @@ def profile_law(mech: object, h: Fraction, tail: float) -> AtomLaw:
 # ---------------------------------------------------------------------------
 
 
+def discrete_laplace_law(t: Fraction, d: int) -> AtomLaw:
+    """The Δ + 1 atoms of discrete Laplace (see :class:`certdp.mechanisms.basic.DiscreteLaplace`):
+    losses (Δ − 2x)/t exactly, in (1/t)·Z."""
+    with working_precision(PREC):
+        r = (-1 / to_ball(t)).exp()
+        c = (1 - r) / (1 + r)
+        atoms = [Atom(Fraction(d) / t, 1 / (1 + r), r**d / (1 + r)),
+                 Atom(-Fraction(d) / t, r**d / (1 + r), 1 / (1 + r))]
+        atoms += [Atom(Fraction(d - 2 * x) / t, c * r**x, c * r**(d - x)) for x in range(1, d)]
+    return AtomLaw(tuple(atoms), anchor=1 / t)
+
+
 @dataclass(frozen=True)
 class LawSource:
     """A mechanism as the engine sees it: a symmetric base law (or a profile to
@@ -375,6 +387,8 @@ def law_source(mech: object) -> LawSource:
         return LawSource(GaussianLaw(Fraction(mu2) / 2), label=label)
     if isinstance(mech, basic.Laplace):
         return LawSource(LaplaceLaw(Fraction(mech.sensitivity) / Fraction(mech.scale)), label=label)
+    if isinstance(mech, basic.DiscreteLaplace):
+        return LawSource(discrete_laplace_law(Fraction(mech.scale), int(mech.sensitivity)), label=label)
     if isinstance(mech, basic.RandomizedResponse):
         return LawSource(rr_p_law(Fraction(mech.p)), label=label)
     if isinstance(mech, basic.ApproxDP):

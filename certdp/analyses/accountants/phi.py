@@ -106,6 +106,7 @@ def _pair_builders() -> dict[type, Any]:
         basic.Laplace: lambda m: LaplacePair(Fraction(m.scale) / Fraction(m.sensitivity)),
         basic.RandomizedResponse: lambda m: RRPair(p=m.p),
         basic.PureDP: lambda m: RRPair(eps0=m.eps),
+        basic.DiscreteLaplace: lambda m: RRPair(eps0=1 / Fraction(m.scale)),  # Δ = 1 only (see pair_builder)
         basic.ApproxDP: lambda m: ApproxDPPair(m.eps, m.delta),
     }
 
@@ -130,6 +131,8 @@ def pair_builder(mechanism: object) -> Any:
 
     if isinstance(mechanism, Subsample):
         return _subsampled_finite(mechanism)
+    if getattr(mechanism, "name", None) == "discrete_laplace" and mechanism.sensitivity != 1:  # type: ignore[attr-defined]
+        return None  # Δ + 1 atoms: the PLD engine holds it exactly on its lattice
     builders = _pair_builders()
     for cls in type(mechanism).__mro__:
         if cls in builders:
