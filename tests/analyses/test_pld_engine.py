@@ -268,3 +268,26 @@ def test_issue_examples_are_fast_and_narrow(spec, k, delta, truth):
     assert time.perf_counter() - t < 5
     lo, hi = ends(e)
     assert lo <= mpf(truth) + mpf("2e-4") and mpf(truth) - mpf("2e-4") <= hi and hi - lo < mpf("0.01") * hi
+
+
+def test_profile_pair_of_a_non_convex_upper_profile_uses_the_hull():
+    """clip_reify's profile bound min(δ_M, Laplace) is not convex in e^ε; the hull pair
+    still bounds it, vanishes where it does (ε >= eps_h: no mass at +∞) and
+    composes: 5 steps of a 2-DP mechanism are 10-DP."""
+    mech = parse_spec("clip_reify(gaussian(sigma=1), eps_h=2, lo=0, hi=1)")
+    law = profile_law(mech, Fraction(1, 256), 1e-17)
+    assert law.p_inf() == 0
+    acc = PLDAccountant().compose(mech, 5)
+    assert acc.delta(10).hi_exact == 0
+    e = acc.epsilon(Fraction(1, 10**5))
+    assert e.lo_exact == 0 and 0 < e.hi_exact <= 10
+
+
+def test_unreachable_and_uncertifiable_delta_are_told_apart():
+    from certdp.errors import BudgetExceeded
+    from certdp.mechanisms.params import DeltaUnattainable
+
+    with pytest.raises(DeltaUnattainable, match="proved"):
+        PLDAccountant().compose(parse_spec("approx_dp(eps=1, delta=1/1000)"), 100).epsilon(Fraction(1, 10**5))
+    with pytest.raises(BudgetExceeded, match="may be finite"):
+        PLDAccountant().compose(parse_spec("icea(m=20, n=4)"), 3).epsilon(Fraction(1, 10**5))

@@ -34,7 +34,7 @@ from typing import Literal
 from flint import arb
 
 from certdp.analyses.accountants.loss_laws import (
-    Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, compare, rr_law, rr_p_law,
+    Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, rr_law, rr_p_law,
 )
 from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
@@ -207,24 +207,77 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
 # ---------------------------------------------------------------------------
 
 
+def _hull_breakpoints(D: list[arb], h: Fraction) -> tuple[list[int], list[arb], arb] | None:
+    """Knots of the lower convex hull of the points (e^{ih}, D_i) (monotone chain; a
+    point is kept only when the turn at it is certified convex), the slopes S_j > 0
+    (F = D_{k_j} − S_j(γ − e^{k_j h}) on [e^{k_j h}, e^{k_{j+1} h}]) and the value at the
+    last knot (the mass at +∞).  Any knots through which the interpolation is convex
+    give F >= δ (F >= the chord of the convex δ between knots), so the float-free
+    certification is all that is needed.  None when the symmetric completion's mass
+    at 0 would not be certainly >= 0 (S_0 > (1 − D_0)/2)."""
+    g = [(i * to_ball(h)).exp() for i in range(len(D))]
+    keep: list[int] = [0]
+    slope: list[arb] = []  # slope[j]: between keep[j] and keep[j+1] (<= 0)
+    for i in range(1, len(D)):
+        while keep:
+            b = keep[-1]
+            s = (D[i] - D[b]) / (g[i] - g[b])
+            if len(keep) == 1 or s > slope[-1]:
+                break
+            keep.pop()
+            slope.pop()
+        slope.append(s)
+        keep.append(i)
+    S = [-x for x in slope]
+    if S and not (D[0] + 2 * S[0] < 1):
+        return None
+    return keep, S, D[keep[-1]]
+
+
+def _greedy_breakpoints(D: list[arb], h: Fraction) -> tuple[list[int], list[arb], arb]:
+    """Fallback: the greedy convex majorant on every grid point with S_0 capped at
+    (1 − D_0)/2: S_i = min(S_{i−1}, (D̃_i − D_{i+1})/(γ_{i+1} − γ_i)) rounded down, >= 0,
+    so D̃_{i+1} >= D_{i+1}; returns (knots, slopes, D̃_N rounded up)."""
+    eh = to_ball(h).exp()
+    S: list[arb] = []
+    Dball = D[0]  # D̃ at the current sample: D_0 − Σ S_k Δγ_k (a ball)
+    g = arb(1)
+    for k in range(len(D) - 1):
+        g_next = g * eh
+        need = lower_bound((lower_bound(Dball) - D[k + 1]) / (g_next - g))
+        s = need if need > 0 else arb(0)
+        if k == 0:  # keep the symmetric completion's mass at 0 positive
+            cap = lower_bound((1 - D[0] - arb(2) ** -100) / 2)
+            cap = cap if cap > 0 else arb(0)
+            s = s if s < cap else cap
+        elif s > S[-1]:
+            s = S[-1]
+        S.append(s)
+        Dball = Dball - s * (g_next - g)
+        g = g_next
+    top = upper_bound(Dball)  # >= D̃_N: the mass at +∞ (more is safe)
+    return list(range(len(D))), S, (top if top > 0 else arb(0))
+
+
 def profile_law(mech: object, h: Fraction, tail: float) -> AtomLaw:
     """A symmetric pair whose hockey-stick curve is >= the mechanism's (upper) profile.
 
     With γ = e^ε, δ(γ) is convex and non-increasing (a hockey-stick divergence).
-    Sample D_i >= δ(ε_i) at ε_i = i·h (upper ends, made non-increasing) and build
-    the convex piecewise-linear D̃ >= δ greedily: slopes −S_i with
-    S_i = min(S_{i−1}, (D̃_i − D_{i+1})/(γ_{i+1} − γ_i)) (rounded down, >= 0), so
-    D̃_{i+1} >= D_{i+1}, and δ <= chord <= D̃ between samples; beyond the last
-    sample D̃ stays at D̃_N (δ is non-increasing), the mass at +∞.  S_0 is capped
-    at (1 − D_0)/2 so that the symmetric completion has mass 1.  D̃ is the
-    hockey-stick curve of the loss law with atoms m_i = e^{ε_i}(S_{i−1} − S_i) at
-    ε_i, the mirrored atoms e^{−ε_i}m_i at −ε_i (the symmetry makes (P, Q) and
-    (Q, P) alike, so the pair dominates both orders and every γ >= 0), mass
-    1 − D_0 − 2S_0 at 0 and D̃_N at ±∞ (seed 002 §4.1, Def 7)."""
+    Sample D_i >= δ(ε_i) at ε_i = i·h (upper ends, made non-increasing) and take a
+    convex piecewise-linear F through some of the points (γ_i, D_i): the certified
+    lower convex hull (:func:`_hull_breakpoints`; an upper-bound profile such as a
+    minimum of two curves need not be convex, the hull still is), or, when its first
+    slope is too steep for the completion below, the greedy majorant with a capped
+    first slope (:func:`_greedy_breakpoints`).  F >= δ: between knots F is the chord
+    through points above δ, and δ is convex; beyond the last knot F stays at its value
+    (δ is non-increasing), the mass at +∞.  F is the hockey-stick curve of the loss law
+    with atoms m_j = e^{ε_j}(S_{j−1} − S_j) at the knots ε_j and the mirrored atoms
+    e^{−ε_j}m_j at −ε_j (the symmetry makes (P, Q) and (Q, P) alike, so the pair
+    dominates both orders and every γ >= 0), mass 1 − F(1) − 2S_0 at 0 (>= 0 is
+    required: S_0 <= (1 − D_0)/2) and F's last value at ±∞ (seed 002 §4.1, Def 7)."""
     vanish = getattr(mech, "vanishes_from", lambda: None)()
     with working_precision(PREC):
         hb = to_ball(h)
-        eh = hb.exp()
         D: list[arb] = []
         i = 0
         while True:
@@ -245,36 +298,20 @@ def profile_law(mech: object, h: Fraction, tail: float) -> AtomLaw:
             if v <= tail or i >= MAX_PROFILE_POINTS:
                 break
             i += 1
-        N = len(D) - 1
-        S: list[arb] = []
-        Dball = D[0]  # D̃ at the current sample: D_0 − Σ S_k Δγ_k (a ball)
-        g = arb(1)
-        for k in range(N):
-            g_next = g * eh
-            need = lower_bound((lower_bound(Dball) - D[k + 1]) / (g_next - g))
-            s = need if need > 0 else arb(0)
-            if k == 0:  # keep the symmetric completion's mass at 0 positive
-                cap = lower_bound((1 - D[0] - arb(2) ** -100) / 2)
-                cap = cap if cap > 0 else arb(0)
-                s = s if s < cap else cap
-            elif s > S[-1]:
-                s = S[-1]
-            S.append(s)
-            Dball = Dball - s * (g_next - g)
-            g = g_next
-        top = upper_bound(Dball)  # >= D̃_N: the mass at +∞ (more is safe)
-        top = top if top > 0 else arb(0)
+        chain = _hull_breakpoints(D, h)
+        if chain is None:
+            chain = _greedy_breakpoints(D, h)
+        knots, slopes, top = chain
         atoms: list[Atom] = []
         total_pos = arb(0)
-        for k in range(1, N + 1):
-            prev = S[k - 1]
-            cur = S[k] if k < N else arb(0)
+        for j, k in enumerate(knots[1:], start=1):
+            prev = slopes[j - 1]
+            cur = slopes[j] if j < len(slopes) else arb(0)
             d = prev - cur
             if d == 0:
                 continue
-            ek = (k * hb).exp()
-            m = ek * d
-            atoms.append(Atom(k * h, m, d))  # Q-mass e^{−ε}m = S_{k−1} − S_k
+            m = (k * hb).exp() * d
+            atoms.append(Atom(k * h, m, d))  # Q-mass e^{−ε}m = S_{j−1} − S_j
             atoms.append(Atom(-k * h, d, m))
             total_pos += m + d
         zero = 1 - top - total_pos

@@ -49,7 +49,7 @@ from typing import Iterable, Literal
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
-from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
+from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError, check_budget
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -1056,7 +1056,10 @@ class PLDAccountant(Accountant):
         c = self._compute()
         with working_precision(PREC):
             db = to_ball(d)
-            hi = _amax(c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove"))
+            try:
+                hi = _amax(c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove"))
+            except InputError:
+                raise self._no_finite_eps(d) from None
             hi = hi if hi > 0 else arb(0)
             if self.two_sided:
                 los = []
@@ -1072,6 +1075,31 @@ class PLDAccountant(Accountant):
         if lo > hi:  # cannot happen for valid bounds
             raise PrecisionError(f"inconsistent eps bounds {lo} > {hi}")
         return Enclosure(lo, hi)
+
+
+    def _no_finite_eps(self, d: Fraction) -> CertdpError:
+        """The error when the upper PLDs keep mass >= δ at +∞: a proof that no finite ε
+        exists when the lower PLDs keep it too, else a statement of what blocked."""
+        from certdp.mechanisms.params import DeltaUnattainable  # noqa: PLC0415
+
+        c = self._compute()
+        scale = arb(2) ** (-c["bits"])
+        if self.two_sided and any(to_ball(c["lower"][r].inf) * scale > to_ball(d) for r in ("add", "remove")):
+            return DeltaUnattainable(f"no finite eps achieves delta={format_fraction(d)}: the composed loss "
+                                     "has more mass than that at +infinity (proved by the lower PLD)")
+        up = _amax(upper_bound(to_ball(c["upper"][r].inf) * scale) for r in ("add", "remove"))
+        why = ("the profile pairs keep the tail of their sampled profiles there" if not self.two_sided
+               else "the truncated tails and rounding sit there")
+        return BudgetExceeded(f"no finite eps could be certified for delta={format_fraction(d)}: the upper PLD "
+                              f"puts mass up to {up.mid().str(3, radius=False)} at +infinity ({why}); "
+                              "the true eps may be finite but beyond this discretisation")
+
+
+def format_fraction(q: Fraction) -> str:
+    """Short exact text of a rational for messages."""
+    from certdp.mechanisms.format import format_number  # noqa: PLC0415
+
+    return format_number(q)
 
 
 def _amax(xs: Iterable[arb]) -> arb:
