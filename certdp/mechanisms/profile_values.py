@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from flint import arb
+
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import Mechanism
@@ -49,7 +51,11 @@ def delta_enclosure(mech: Mechanism, eps: object, *, digits: int | None = None, 
     zero = mech.vanishes_from()
     if zero is not None and e >= zero:
         return Enclosure.exact(0)  # δ(ε) = 0 exactly (a rational comparison, no balls)
-    return closed_form_enclosure(lambda: mech.delta_ball(to_ball(e)), b, f"{mech.name}: delta({eps})")
+    enc = closed_form_enclosure(lambda: mech.delta_ball(to_ball(e)), b, f"{mech.name}: delta({eps})")
+    # δ(ε) ∈ [0, 1] for every profile: a wide ball at the precision cap keeps only that part
+    lo = enc.lo if enc.lo > 0 else arb(0)
+    hi = enc.hi if enc.hi < 1 else arb(1)
+    return enc if (lo is enc.lo and hi is enc.hi) else Enclosure(lo, hi)
 
 
 def _sign_at(mech: Mechanism, x: Fraction, target: Fraction, bits: int) -> int:
