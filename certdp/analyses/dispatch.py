@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from certdp.errors import InputError
+from certdp.errors import InputError, check_budget
 from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.numerics.enclosure import Enclosure
 
@@ -108,7 +108,7 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     pld: PLDAccountant | None = None
     if not bad and not gaussian:
         pld = PLDAccountant().compose_all(items)  # type: ignore[assignment]
-        if not pld.exact_grid and _phi_is_exact(mechs) and not refine:
+        if not pld.exact_grid and _phi_is_exact(mechs):
             pld = None
         elif refine:
             pld = PLDAccountant(h=pld.h / 2**refine).compose_all(items)  # type: ignore[assignment]
@@ -151,13 +151,50 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
     return _answer(mech, delta_enclosure(mech, eps, bits=bits), "closed-form privacy profile")
 
 
-def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None) -> Answer:
+#: ``width`` requests refine an accountant's grid at most this many times (h / 2^j)
+MAX_WIDTH_REFINE = 6
+
+
+def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: object | None = None,
+                     *, rel_bits: int = 34) -> tuple[Enclosure, str]:
+    """ε enclosure of a composition, narrowed to ``width`` (absolute, exact) where the
+    route allows: the PLD grid is halved (up to :data:`MAX_WIDTH_REFINE` times), the
+    φ accountant's bisection tightened.  An upper-bound-only route (lower end 0)
+    cannot narrow and is returned as it is; so is the best answer within the cap."""
+    from certdp.numerics.exact import exact  # noqa: PLC0415
+
+    acc, method = composition_accountant(items, rel_bits=rel_bits)
+    enc = acc.epsilon(delta)  # type: ignore[attr-defined]
+    if width is None:
+        return enc, method
+    w = exact(width, "width")
+    if w <= 0:
+        raise InputError(f"width must be > 0, got {width!r}")
+    if not getattr(acc, "two_sided", True):
+        return enc, method
+    for j in range(1, MAX_WIDTH_REFINE + 1):
+        if enc.hi_exact - enc.lo_exact <= w:
+            break
+        if hasattr(acc, "h"):
+            check_budget("refining the PLD grid to the requested width", j, MAX_WIDTH_REFINE)
+            acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
+            enc = acc.epsilon(delta)  # type: ignore[attr-defined]
+        else:
+            tol = w / (2 * max(enc.hi_exact, Fraction(1, 10**6)))
+            enc = acc.epsilon(delta, rel_tol=tol)  # type: ignore[attr-defined]
+            break
+    return enc, method
+
+
+def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None, width: object | None = None) -> Answer:
     """Certified smallest ε >= 0 with δ_M(ε) <= δ (raises DeltaUnattainable
-    when it is proved that no ε reaches δ)."""
-    found = accountant_for(mech)
-    if found is not None:
-        acc, method = found
-        return _answer(mech, acc.epsilon(delta), method)
+    when it is proved that no ε reaches δ); ``width`` narrows accountant answers
+    (:func:`narrowed_epsilon`)."""
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    if isinstance(mech, Compose) and not mech.has_closed_form:
+        enc, method = narrowed_epsilon([(mech.mechanism, int(mech.k))], delta, width)
+        return _answer(mech, enc, method)
     from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
     return _answer(mech, eps_enclosure(mech, delta, bits=bits), "closed-form privacy profile")

@@ -42,27 +42,31 @@ class _TimesAction(argparse.Action):
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "account",
-        help="certified delta(eps) / eps(delta) of a composition (phi accountant)",
-        description="Compose mechanisms (heterogeneous, any order) with the certified "
-        "characteristic-function accountant of Zhu, Dong & Wang 2022 and print an enclosure of "
-        "delta(eps) or of the smallest eps with delta(eps) <= delta.",
+        help="certified delta(eps) / eps(delta) of a composition (PLD engine or phi accountant)",
+        description="Compose mechanisms (heterogeneous, any order) with a certified accountant "
+        "(the router takes the exact routes first: Gaussian compositions and finite mechanisms on "
+        "the characteristic-function accountant of Zhu, Dong & Wang 2022, everything else on the "
+        "certified PLD engine) and print an enclosure of delta(eps) or of the smallest eps with "
+        "delta(eps) <= delta; the output names the route.",
     )
     p.add_argument("--mechanism", action=_MechanismAction, metavar="SPEC", dest="mechanism",
-                   help='catalog spec: gaussian(sigma, sensitivity), gaussian_dp(mu), '
-                        'laplace(scale, sensitivity), randomized_response(p), pure_dp(eps), '
-                        'approx_dp(eps, delta), subsample(gaussian(...), rate=q) (DP-SGD steps; '
-                        'not mixed with the others); e.g. "gaussian(sigma=5)"')
+                   help='any catalog spec (certdp mechanisms lists them), e.g. "gaussian(sigma=5)", '
+                        '"laplace(scale=2)", "subsample(gaussian(sigma=1), rate=0.01)" (a DP-SGD step), '
+                        '"subset(laplace(scale=1), rate=1/100)", "pure_dp(eps=0.1)", "profile(\"...\")"')
     p.add_argument("--times", action=_TimesAction, metavar="K", dest="times",
                    help="compose the preceding --mechanism K times (default 1)")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--eps", help="report delta(eps) (exact number, e.g. 0.5)")
     target.add_argument("--delta", help="report the smallest eps with delta(eps) <= delta")
     p.add_argument("--accountant", choices=("auto", "pld", "phi", "rdp"), default="auto",
-                   help="auto: the tight certified route (PLD for subsampled Gaussians, else phi); "
+                   help="auto: the router's certified route (named in the output); "
                         "pld / phi: that accountant; "
                         "rdp: the Renyi-DP accountant (an upper bound only, names order and conversion)")
     p.add_argument("--conversion", choices=("improved", "classic"), default=None,
                    help="rdp only: the RDP-to-(eps, delta) conversion (default: the better of the two)")
+    p.add_argument("--width", default=None, metavar="W",
+                   help="with --delta: refine until the eps enclosure is at most W wide (exact number; "
+                        "auto route only; upper-bound-only routes cannot narrow)")
     p.add_argument("--rel-bits", type=int, default=34,
                    help="relative accuracy target of delta in bits (default 34, about 1e-10)")
     add_json_flag(p)
@@ -94,7 +98,16 @@ def run(args: argparse.Namespace) -> int:
         method = "phi accountant"
     else:
         acc, method = composition_accountant(mechs, rel_bits=args.rel_bits)
+    if args.width is not None and (args.delta is None or args.accountant != "auto"):
+        raise InputError("--width applies to --delta answers of the auto route")
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
+    if args.width is not None:
+        from certdp.analyses.dispatch import narrowed_epsilon  # noqa: PLC0415
+
+        e, method = narrowed_epsilon(mechs, args.delta, args.width, rel_bits=args.rel_bits)
+        desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
+        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", {"eps": e})
+        return EXIT_OK
     if args.eps is not None:
         d = acc.delta(args.eps)
         emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", {"delta": d})

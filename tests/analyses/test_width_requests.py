@@ -1,0 +1,58 @@
+"""Widths you can ask for (issue 16): ε enclosures narrowed on request, still containing the truth."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from certdp.analyses.dispatch import narrowed_epsilon
+from certdp.cli import main
+from certdp.errors import InputError
+from certdp.mechanisms import parse_spec
+from refs import mpf
+
+
+def rr_eps_truth(p, k, delta):
+    """ε(δ) of k-fold randomized response by bisection on the exact binomial δ(ε) (mpmath, 60 digits)."""
+    with mpmath.workdps(60):
+        p = mpf(p)
+        ell = mpmath.log(p / (1 - p))
+
+        def d(e):
+            return mpmath.fsum(mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i
+                               * max(0, 1 - mpmath.exp(e - (k - 2 * i) * ell)) for i in range(k + 1))
+        return mpmath.findroot(lambda e: d(e) - mpf(delta), (mpf(0), (k) * ell), solver="bisect", tol=mpf(10) ** -50)
+
+
+def test_phi_route_narrows_to_the_requested_width():
+    mech = parse_spec("randomized_response(p=3/4)")
+    enc, method = narrowed_epsilon([(mech, 12)], Fraction(1, 1000), Fraction(1, 10**13))
+    truth = rr_eps_truth(Fraction(3, 4), 12, Fraction(1, 1000))
+    assert "phi" in method
+    assert mpf(enc.lo_exact) <= truth <= mpf(enc.hi_exact)
+    assert enc.hi_exact - enc.lo_exact <= Fraction(1, 10**13)
+
+
+def test_pld_route_narrows_by_refining_the_grid():
+    mech = parse_spec("subsample(laplace(scale=1), rate=1/10)")
+    wide, _ = narrowed_epsilon([(mech, 10)], Fraction(1, 10**5))
+    narrow, method = narrowed_epsilon([(mech, 10)], Fraction(1, 10**5), Fraction(1, 1000))
+    assert narrow.hi_exact - narrow.lo_exact <= Fraction(1, 1000) < wide.hi_exact - wide.lo_exact
+    assert narrow.lo_exact <= wide.hi_exact and wide.lo_exact <= narrow.hi_exact
+    assert "PLD" in method
+
+
+def test_cli_width_and_bad_widths(capsys):
+    assert main(["account", "--mechanism", "randomized_response(p=3/4)", "--times", "12", "--delta", "1/1000",
+                 "--width", "1e-12", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert Fraction(out["eps"]["hi"]) - Fraction(out["eps"]["lo"]) <= Fraction(1, 10**12)
+    for bad in ("0", "-1", "x"):
+        assert main(["account", "--mechanism", "laplace(scale=1)", "--times", "3", "--delta", "1e-5",
+                     "--width", bad]) == 2
+    assert main(["account", "--mechanism", "laplace(scale=1)", "--eps", "1", "--width", "1e-3"]) == 2
+    with pytest.raises(InputError):
+        narrowed_epsilon([(parse_spec("laplace(scale=1)"), 2)], Fraction(1, 10), -1)
