@@ -248,17 +248,22 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
     if mu is not None:
         return GDPAnswer(mu, None, None, "exact: the trade-off curve is Gaussian (strict μ-GDP, no residual)",
                          None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
-    found = accountant_for(mech)
-    if found is not None:
-        acc, method = found
-        if not is_subsampled_gaussian(mech.mechanism):
-            raise InputError(f"{mech.spec()}: GDP reporting for this composition is not supported yet")
-        from certdp.analyses.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    if isinstance(mech, Compose) and not mech.has_closed_form:
+        from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
         from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
+        inner, k = _flatten(mech.mechanism, int(mech.k))
+        acc = PLDAccountant().compose(inner, k)  # the f-DP report reads the PLDs themselves
         rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
-        strict = strict_mu_lower(mech.mechanism.mechanism.sigma / mech.mechanism.mechanism.sensitivity, mech.k)
-        return GDPAnswer(rep.mu, rep.residual, strict, f"{method}; trade-off curve μ* (Gomez et al. 2025 eq. 21)",
+        strict = None
+        if is_subsampled_gaussian(inner):
+            from certdp.analyses.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
+
+            strict = strict_mu_lower(inner.mechanism.sigma / inner.mechanism.sensitivity, k)  # type: ignore[attr-defined]
+        mu = rep.mu if acc.two_sided else upper_only(rep.mu)
+        return GDPAnswer(mu, rep.residual, strict, f"{acc.method}; trade-off curve μ* (Gomez et al. 2025 eq. 21)",
                          None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
     from certdp.analyses.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
 

@@ -600,15 +600,18 @@ def gdp_report(accountant, residual: object = Fraction(1, 10**10), regret: bool 
 
     ``residual`` — target for the certified residual η (the breakpoints whose
     upper mass above is <= it are not checked; η is reported as an enclosure).
+    Without lower PLDs (an accountant holding a profile pair: upper bounds only)
+    μ.lo is 0 and no regret is reported: nothing is proved from below.
     """
     r = exact(residual, "residual")
     if not 0 < r < 1:
         raise InputError(f"residual must lie in (0, 1), got {residual!r}")
+    two_sided = getattr(accountant, "two_sided", True)  # lower PLDs exist (not a profile pair)
     plds_up = accountant.plds("upper")
-    plds_lo = accountant.plds("lower")
+    plds_lo = accountant.plds("lower") if two_sided else {}
     with working_precision(PREC):
         profs_up = [_Profile.of(plds_up[k]) for k in ("add", "remove")]
-        profs_lo = [_Profile.of(plds_lo[k]) for k in ("add", "remove")]
+        profs_lo = [_Profile.of(plds_lo[k]) for k in ("add", "remove")] if two_sided else []
         mus, etas = [], []
         for prof in profs_up:
             units = int(r * (1 << prof.bits))
@@ -631,7 +634,7 @@ def gdp_report(accountant, residual: object = Fraction(1, 10**10), regret: bool 
         if mu_lo > mu_hi:
             raise PrecisionError(f"inconsistent mu bounds {mu_lo} > {mu_hi}")
         adv = accountant.delta(0)
-        reg = regret_bounds(profs_up, profs_lo, mu_hi) if regret else None
+        reg = regret_bounds(profs_up, profs_lo, mu_hi) if regret and two_sided else None
     return GDPReport(
         mu=Enclosure(mu_lo, mu_hi),
         residual=Enclosure(arb(0), eta_hi),

@@ -82,6 +82,9 @@ def _run(args: argparse.Namespace) -> int:
             lines.append(f"μ ∈ {ans.mu}")
             if ans.residual is not None:
                 lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
+                lines.append("(η, the residual, is the δ left above the last checked point of the profile: "
+                             "a smaller η checks further into the tail and can only raise μ; "
+                             "the strict μ with η = 0 may be much larger)")
             if ans.strict_mu_at_least is not None:
                 lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, Liu et al. 2022 Thm 4.4 / §5.3)")
         lines.append(f"[{ans.method}]")

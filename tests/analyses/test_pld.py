@@ -30,37 +30,28 @@ def _mp(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _bisect(g, a, b):
-    ga = g(a)
-    for _ in range(200):
-        m = (a + b) / 2
-        gm = g(m)
-        if (gm < 0) == (ga < 0):
-            a, ga = m, gm
-        else:
-            b = m
-    return (a + b) / 2
-
-
 def hockey_stick_quad(sigma: Fraction, q: Fraction, eps: Fraction) -> mpmath.mpf:
-    """max over add/remove of ∫ (p − e^ε q)⁺ dx by mpmath quadrature (30 digits),
-    split at the crossing point so the integrand is smooth on each piece."""
-    with mpmath.workdps(30):
+    """max over add/remove of ∫ (p − e^ε q)⁺ dx in closed form (60 digits): the
+    integrand is positive on one half-line, cut at the point where the loss equals ε.
+    remove (P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²)): x > x_r,
+      e^{(2x_r−1)/(2σ²)} = (e^ε − 1 + q)/q, δ = (1−q−e^ε)Φ̄(x_r/σ) + qΦ̄((x_r−1)/σ);
+    add (P = N(0,σ²), Q = (1−q)N(0,σ²) + qN(1,σ²)), c = 1 − e^ε(1−q) > 0: x < x_a,
+      e^{(2x_a−1)/(2σ²)} = c/(e^ε q), δ = cΦ(x_a/σ) − e^ε qΦ((x_a−1)/σ).
+    (A 30-digit quadrature was used before; at δ ≈ 1e-40 it was off by 0.35 %.)"""
+    with mpmath.workdps(60):
         s, qq, e = _mp(sigma), _mp(q), _mp(eps)
-        n0 = lambda x: mpmath.npdf(x, 0, s)  # noqa: E731
-        n1 = lambda x: mpmath.npdf(x, 1, s)  # noqa: E731
-        mix = lambda x: (1 - qq) * n0(x) + qq * n1(x)  # noqa: E731
-        best = mpmath.mpf(0)
-        for P, Q in ((mix, n0), (n0, mix)):
-            g = lambda x: P(x) - mpmath.exp(e) * Q(x)  # noqa: E731
-            pts = [-80 * s, -20 * s, -5 * s, 0, 1, 5 * s, 20 * s, 80 * s]
-            cuts = []
-            for a, b in zip(pts, pts[1:]):
-                if g(a) * g(b) < 0:
-                    cuts.append(_bisect(g, a, b))
-            val = mpmath.quad(lambda x: max(g(x), 0), sorted(pts + cuts))
-            best = max(best, val)
-        return best
+        E = mpmath.exp(e)
+        if qq == 1:
+            rem = mpmath.ncdf(-e / (1 / s) + (1 / s) / 2) - E * mpmath.ncdf(-e / (1 / s) - (1 / s) / 2)
+            return rem
+        xr = (2 * s**2 * mpmath.log((E - 1 + qq) / qq) + 1) / 2
+        rem = (1 - qq - E) * mpmath.ncdf(-xr / s) + qq * mpmath.ncdf(-(xr - 1) / s)
+        c = 1 - E * (1 - qq)
+        add = mpmath.mpf(0)
+        if c > 0:
+            xa = (2 * s**2 * mpmath.log(c / (E * qq)) + 1) / 2
+            add = c * mpmath.ncdf(xa / s) - E * qq * mpmath.ncdf((xa - 1) / s)
+        return max(rem, add, mpmath.mpf(0))
 
 
 @pytest.mark.parametrize(
