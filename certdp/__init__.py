@@ -32,7 +32,7 @@ from certdp.meta import VERSION as __version__  # noqa: E402  (read from package
 
 #: The public API (:mod:`certdp.api`), loaded on first use so that ``import
 #: certdp`` stays light: one vocabulary for everything the CLI can do.
-API = ("mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "rdp", "rdp_epsilon",
+API = ("mechanism", "delta", "epsilon", "gdp", "gdpt", "tradeoff", "identify", "dpsgd", "calibrate", "rdp", "rdp_epsilon",
        "rdp_delta", "zcdp", "delta_mu", "mu_gdp", "eps_gdp", "tradeoff_mu", "adp_to_prdp", "verify", "mu_pure_dp",
        "phi", "pld", "switch_point", "is_adp", "is_prdp", "counterexample")
 #: Earlier names, kept importable: the same functions under the kernel's names.

@@ -45,6 +45,14 @@ def gdp(mech: str | Mechanism, width: object = Fraction(1, 10**6), **options: An
     return gdp_of(mechanism(mech), width=width, **options)
 
 
+def tradeoff(mech: str | Mechanism, alpha: object) -> Answer:
+    """Certified β = f(α) of the mechanism's (symmetric) trade-off curve
+    (:func:`certdp.analyses.dispatch.tradeoff_of`)."""
+    from certdp.analyses.dispatch import tradeoff_of  # noqa: PLC0415
+
+    return tradeoff_of(mechanism(mech), alpha)
+
+
 def gdpt(mech: str | Mechanism, eps: object, *, width: object = Fraction(1, 10**12)) -> Enclosure:
     """Certified G(ε) = μ_GDP(ε, δ_M(ε)), the Gaussian DP transformation (Liu et al. 2022 Def 4.1)."""
     from certdp.analyses.gdpt import gdpt as _gdpt  # noqa: PLC0415

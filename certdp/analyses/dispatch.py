@@ -200,6 +200,39 @@ def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None, width: ob
     return _answer(mech, eps_enclosure(mech, delta, bits=bits), "closed-form privacy profile")
 
 
+def tradeoff_of(mech: Mechanism, alpha: object) -> Answer:
+    """Certified β = f(α) of the mechanism's trade-off curve (symmetric over both
+    neighbouring relations).  Exactly Gaussian mechanisms: f_μ(α) = Φ(Φ⁻¹(1−α) − μ)
+    in closed form (Dong, Roth & Su 2022 eq. 2.2); everything else through the PLD
+    engine's upper and lower PLDs (:func:`certdp.analyses.fdp.tradeoff_enclosure`);
+    an upper-bound-only profile bounds f from below only (β ∈ [f_L(α), 1 − α])."""
+    from certdp.numerics.exact import exact  # noqa: PLC0415
+
+    a = exact(alpha, "alpha")
+    if not 0 <= a <= 1:
+        raise InputError(f"alpha must lie in [0, 1], got {alpha!r}")
+    mu2 = mech.gdp_mu_squared()
+    if mu2 is not None:
+        from certdp.numerics.gdp import tradeoff_mu  # noqa: PLC0415
+
+        mu = Enclosure.sqrt_of(mu2)  # f_μ(α) decreases in μ: evaluate at the exact ends
+        lo, hi = tradeoff_mu(mu.hi_exact, a, digits=30), tradeoff_mu(mu.lo_exact, a, digits=30)
+        return Answer(Enclosure(lo.lo, hi.hi), f"closed form: f_μ(α) = Φ(Φ⁻¹(1−α) − μ) with μ² = {mu2}",
+                      mech.profile_kind, tuple(mech.assumptions))
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.analyses.fdp import tradeoff_enclosure  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    inner, k = (_flatten(mech.mechanism, int(mech.k)) if isinstance(mech, Compose) else _flatten(mech, 1))
+    acc = PLDAccountant().compose(inner, k)
+    enc = tradeoff_enclosure(acc, a)
+    method = f"{acc.method}; trade-off curve of the PLDs (Gomez et al. 2025 Thm A.10)"
+    kind = mech.profile_kind
+    if not kind.bounds_from_below or not acc.two_sided:
+        method += "; a lower bound on f only (upper end 1 − α)"
+    return Answer(enc, method, kind, tuple(mech.assumptions))
+
+
 def exact_gdp_mu(mech: Mechanism) -> Enclosure | None:
     """μ (an enclosure of √(μ²) with μ² exact) when the mechanism's trade-off
     curve is exactly Gaussian (gaussian, gaussian_dp, compositions of them,

@@ -412,12 +412,15 @@ def f_upper_at(profs_lo: list[_Profile], x: arb) -> arb:
             kb = max(ka, k0)
             while kb < n - 1 and not arr[kb] < t:
                 kb += 1
-                if kb - ka > 64:  # flat stretch: fall back to the global bound below
-                    break
-            if kb - ka > 64:
+            # δ_L is linear in γ between support points that carry mass, and both
+            # families are monotone on each linear piece: only those points (and
+            # the window's ends) can give the sup
+            cands = [k for k in range(max(ka, k0), kb + 1)
+                     if k in (ka, kb, k0) or prof.M_units[k - 1] != prof.M_units[k]]
+            if len(cands) > 4096:  # too many kinks to visit: the global bound below
                 vals.append(1 - x if fam == "A" else arb(1) - x)
                 continue
-            for k in range(max(ka, k0), kb + 1):
+            for k in cands:
                 if prof.nonneg(k):
                     e = prof.ey(k)
                     d = prof.M[k] - e * prof.S[k]
@@ -427,8 +430,10 @@ def f_upper_at(profs_lo: list[_Profile], x: arb) -> arb:
                 d0 = prof.M[k0] - prof.S[k0]
                 vals.append(1 - d0 - x)
             if kb == n - 1:
-                # beyond the support δ_L = m_∞: family A <= 1 − m_∞ − x·e^{y}, B <= 1 − m_∞
-                vals.append(1 - prof.M_inf if fam == "B" else 1 - prof.M_inf - x)
+                # beyond the support (γ >= e^{y_last}) δ_L = m_∞: family A is
+                # 1 − m_∞ − γx <= 1 − m_∞ − e^{y_last}x, B is (1 − m_∞ − x)/γ <= that over e^{y_last}
+                e_last = prof.ey(n - 1)
+                vals.append((1 - prof.M_inf - x) / e_last if fam == "B" else 1 - prof.M_inf - e_last * x)
         mx = upper_bound(vals[0])
         for v in vals[1:]:
             ub = upper_bound(v)
@@ -437,6 +442,32 @@ def f_upper_at(profs_lo: list[_Profile], x: arb) -> arb:
         if mx < result:
             result = mx
     return result if result > 0 else arb(0)
+
+
+def tradeoff_enclosure(accountant, alpha: object) -> Enclosure:
+    """Certified enclosure of f(α), the symmetric trade-off curve of the composition
+    (the type II error of the best test at type I error α, both neighbouring relations;
+    Gomez et al. 2025 Thm A.10, Dong, Roth & Su 2022 Prop 2.12 for the duality with δ).
+    Lower end: :func:`f_lower_at` on the upper PLDs (δ <= D_U gives
+    f(α) >= sup_ε 1 − D_U(ε) − e^ε α and e^{−ε}(1 − D_U(ε) − α)); upper end:
+    :func:`f_upper_at` on the lower PLDs, or 1 − α when only upper PLDs exist."""
+    a = exact(alpha, "alpha")
+    if not 0 <= a <= 1:
+        raise InputError(f"alpha must lie in [0, 1], got {alpha!r}")
+    two_sided = getattr(accountant, "two_sided", True)
+    with working_precision(PREC):
+        x = to_ball(a)
+        profs_up = [_Profile.of(accountant.plds("upper")[k]) for k in ("add", "remove")]
+        lo = f_lower_at(profs_up, x)
+        if two_sided:
+            profs_lo = [_Profile.of(accountant.plds("lower")[k]) for k in ("add", "remove")]
+            hi = f_upper_at(profs_lo, x)
+        else:
+            hi = upper_bound(1 - x)
+        lo = lo if lo > 0 else arb(0)
+        if lo > hi:
+            raise PrecisionError(f"inconsistent trade-off bounds {lo} > {hi}")
+    return Enclosure(lo, hi)
 
 
 def _first_index(vals: list[arb], x: arb, k0: int, n: int) -> int:

@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "certdp.cli.sweep",
     "certdp.cli.dpsgd",
     "certdp.cli.measure",
+    "certdp.cli.tradeoff",
     "certdp.cli.verify",
     "certdp.cli.plot",
     "certdp.cli.proofs",
