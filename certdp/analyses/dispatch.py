@@ -202,35 +202,45 @@ def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None, width: ob
 
 def tradeoff_of(mech: Mechanism, alpha: object) -> Answer:
     """Certified β = f(α) of the mechanism's trade-off curve (symmetric over both
-    neighbouring relations).  Exactly Gaussian mechanisms: f_μ(α) = Φ(Φ⁻¹(1−α) − μ)
-    in closed form (Dong, Roth & Su 2022 eq. 2.2); everything else through the PLD
-    engine's upper and lower PLDs (:func:`certdp.analyses.fdp.tradeoff_enclosure`);
-    an upper-bound-only profile bounds f from below only (β ∈ [f_L(α), 1 − α])."""
+    neighbouring relations); see :func:`tradeoff_values`."""
+    encs, method = tradeoff_values(mech, [alpha])
+    return Answer(encs[0], method, mech.profile_kind, tuple(mech.assumptions))
+
+
+def tradeoff_values(mech: Mechanism, alphas: list[object]) -> tuple[list[Enclosure], str]:
+    """Certified f(α) at each α (one accountant for all): exactly Gaussian mechanisms
+    f_μ(α) = Φ(Φ⁻¹(1−α) − μ) in closed form (Dong, Roth & Su 2022 eq. 2.2); everything
+    else through the PLD engine's upper and lower PLDs
+    (:func:`certdp.analyses.fdp.tradeoff_enclosure`); an upper-bound-only profile bounds
+    f from below only (β ∈ [f_L(α), 1 − α])."""
     from certdp.numerics.exact import exact  # noqa: PLC0415
 
-    a = exact(alpha, "alpha")
-    if not 0 <= a <= 1:
-        raise InputError(f"alpha must lie in [0, 1], got {alpha!r}")
+    points = [exact(a, "alpha") for a in alphas]
+    for a, given in zip(points, alphas):
+        if not 0 <= a <= 1:
+            raise InputError(f"alpha must lie in [0, 1], got {given!r}")
     mu2 = mech.gdp_mu_squared()
     if mu2 is not None:
         from certdp.numerics.gdp import tradeoff_mu  # noqa: PLC0415
 
         mu = Enclosure.sqrt_of(mu2)  # f_μ(α) decreases in μ: evaluate at the exact ends
-        lo, hi = tradeoff_mu(mu.hi_exact, a, digits=30), tradeoff_mu(mu.lo_exact, a, digits=30)
-        return Answer(Enclosure(lo.lo, hi.hi), f"closed form: f_μ(α) = Φ(Φ⁻¹(1−α) − μ) with μ² = {mu2}",
-                      mech.profile_kind, tuple(mech.assumptions))
+        encs = [Enclosure(tradeoff_mu(mu.hi_exact, a, digits=30).lo, tradeoff_mu(mu.lo_exact, a, digits=30).hi)
+                for a in points]
+        return encs, f"closed form: f_μ(α) = Φ(Φ⁻¹(1−α) − μ) with μ² = {mu2}"
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
     from certdp.analyses.fdp import tradeoff_enclosure  # noqa: PLC0415
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     inner, k = (_flatten(mech.mechanism, int(mech.k)) if isinstance(mech, Compose) else _flatten(mech, 1))
     acc = PLDAccountant().compose(inner, k)
-    enc = tradeoff_enclosure(acc, a)
+    encs = []
+    for i, a in enumerate(points):
+        check_budget("the trade-off curve", i, len(points))
+        encs.append(tradeoff_enclosure(acc, a))
     method = f"{acc.method}; trade-off curve of the PLDs (Gomez et al. 2025 Thm A.10)"
-    kind = mech.profile_kind
-    if not kind.bounds_from_below or not acc.two_sided:
+    if not mech.profile_kind.bounds_from_below or not acc.two_sided:
         method += "; a lower bound on f only (upper end 1 − α)"
-    return Answer(enc, method, kind, tuple(mech.assumptions))
+    return encs, method
 
 
 def exact_gdp_mu(mech: Mechanism) -> Enclosure | None:

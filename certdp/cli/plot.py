@@ -1,5 +1,6 @@
-"""``certdp plot gdpt|profile SPEC -o FILE``: GDPT or profile against δ_μ curves
-(like Liu et al. 2022 Fig. 1–2).  Needs matplotlib (``pip install 'certdp[plot]'``).
+"""``certdp plot gdpt|profile|tradeoff SPEC -o FILE``: GDPT or profile against δ_μ
+curves (like Liu et al. 2022 Fig. 1–2), or the trade-off curve f against f_μ (like
+Gomez et al. 2025 Fig. 1).  Needs matplotlib (``pip install 'certdp[plot]'``).
 
 Each curve is drawn as a band between the float-rounded ends of its
 certified enclosures (for an upper-bound profile the band starts at 0): the
@@ -73,6 +74,8 @@ def _run(args: argparse.Namespace) -> int:
     if eps_max <= 0:
         raise InputError(f"eps_max must be positive, got {args.eps_max}")
     mus = [exact(m, "mu") for m in args.mu.split(",")] if args.mu else [Fraction(1), Fraction(2), Fraction(4)]
+    if args.what == "tradeoff":
+        return _tradeoff(args, plt, mech, mus if args.mu else None)
     xs = _grid(eps_max, args.points)
     fx = [float(x) for x in xs]
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -88,7 +91,15 @@ def _run(args: argparse.Namespace) -> int:
         from certdp.analyses.dispatch import delta_of  # noqa: PLC0415
         from certdp.numerics.gdp import delta_mu  # noqa: PLC0415
 
-        encs = [delta_of(mech, x).enclosure for x in xs]
+        from certdp.analyses.dispatch import accountant_for  # noqa: PLC0415
+
+        found = accountant_for(mech)  # one accountant for every point
+        encs = ([found[0].delta(x) for x in xs] if found is not None  # type: ignore[attr-defined]
+                else [delta_of(mech, x).enclosure for x in xs])
+        if found is not None and not mech.profile_kind.bounds_from_below:
+            from certdp.analyses.dispatch import upper_only  # noqa: PLC0415
+
+            encs = [upper_only(e) for e in encs]
         label = f"δ_A of {mech.spec()}"
         refs = [[delta_mu(m, x) for x in xs] for m in mus]
         floor = _log_floor([e for row in [encs, *refs] for e in row]) if args.log else None
@@ -109,14 +120,45 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _tradeoff(args: argparse.Namespace, plt, mech, mus: list[Fraction] | None) -> int:  # noqa: ANN001
+    """The certified band of f (lower curve from the upper PLDs, upper from the lower)
+    against f_μ for the reference μ values (default: the μ of ``certdp measure``)."""
+    from certdp.analyses.dispatch import gdp_of, tradeoff_values  # noqa: PLC0415
+    from certdp.numerics.gdp import tradeoff_mu  # noqa: PLC0415
+
+    alphas = [Fraction(i, args.points) for i in range(args.points + 1)]
+    encs, method = tradeoff_values(mech, alphas)
+    if mus is None:
+        mus = [gdp_of(mech).mu.hi_exact]
+    fx = [float(a) for a in alphas]
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for i, m in enumerate(mus):
+        ref = [tradeoff_mu(m, a, digits=12) for a in alphas]
+        ax.fill_between(fx, [_lo(r) for r in ref], [_hi(r) for r in ref], color=f"C{i + 1}", alpha=0.5,
+                        linewidth=0.8, label=f"f_μ, μ = {float(m):.6g}")
+    ax.fill_between(fx, [max(_lo(e), 0.0) for e in encs], [_hi(e) for e in encs], color="C0", alpha=0.6,
+                    linewidth=1.0, edgecolor="C0", label=f"f of {mech.spec()} (certified band)")
+    ax.plot([0, 1], [1, 0], color="grey", linewidth=0.5, linestyle=":")
+    ax.set_xlabel("type I error α")
+    ax.set_ylabel("type II error β = f(α)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title(method, fontsize=6)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(args.output)
+    print(f"wrote {args.output}")
+    return EXIT_OK
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "plot",
-        help="plot a GDPT or privacy profile against delta_mu curves (needs matplotlib)",
+        help="plot a GDPT, privacy profile or trade-off curve (certified bands; needs matplotlib)",
         description="Plot the GDPT G(eps) or the profile delta_A(eps) with mu-GDP reference curves "
         "(Liu et al. 2022 Fig. 1-2). Requires the optional 'plot' extra (matplotlib).",
     )
-    p.add_argument("what", choices=["gdpt", "profile"])
+    p.add_argument("what", choices=["gdpt", "profile", "tradeoff"])
     p.add_argument("spec", help="mechanism spec")
     p.add_argument("-o", "--output", required=True, help="output file (.png or .pdf)")
     p.add_argument("--eps-max", dest="eps_max", default="5", help="right end of the eps axis (default 5)")
