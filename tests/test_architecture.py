@@ -29,7 +29,8 @@ CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certd
 CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
                    "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts",
                    "certdp.certificates.check_value", "certdp.certificates.check_pld",
-                   "certdp.certificates.check_iv", "certdp.certificates.mechs")
+                   "certdp.certificates.check_iv", "certdp.certificates.mechs",
+                   "certdp.certificates.check_fdp")
 
 
 def _modules() -> dict[str, pathlib.Path]:

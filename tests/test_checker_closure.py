@@ -24,8 +24,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 35
-MAX_LINES = 6_600
+MAX_MODULES = 36
+MAX_LINES = 6_800
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -65,6 +65,13 @@ def test_closure_has_no_catalog():
     assert not [m for m in c if m.startswith(("certdp.mechanisms", "certdp.analyses", "certdp.audit"))]
     # the checker's own table is in it, and so are the grammar and the evaluator
     assert {"certdp.certificates.mechs", "certdp.expr.spec_grammar", "certdp.expr.evaluate"} <= set(c)
+
+
+def test_every_kind_module_is_measured():
+    # the checker loads its kind modules by name (importlib): each must be a root of the closure
+    from certdp.certificates.checker import KIND_MODULES
+
+    assert set(KIND_MODULES) <= set(arch.CHECKER_MODULES)
 
 
 def test_closure_counts_function_local_imports():

@@ -105,6 +105,8 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _dp(doc)
         if kind == "value":
             return _value(doc)
+        if kind == "gdp_except":
+            return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
             return False, "adp_not_prdp certificates are not re-checked by the mpmath kernel yet (use the flint kernel)"
     except _Fail as err:

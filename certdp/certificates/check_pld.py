@@ -35,6 +35,7 @@ moved up, never dropped).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from itertools import accumulate
@@ -255,18 +256,39 @@ def f_eps(pld: tuple[int, list[int], int], h: Fraction, bits: int, eps: Fraction
     return (val + inf) * arb(2) ** (-bits)
 
 
-def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:
-    """A certified upper bound on δ_M(ε) (max over add/remove), re-derived."""
-    h, bits, tau, z = parse_evidence(ev)
-    sigma, q, count = subsampled_gaussians(mech)
+@functools.lru_cache(maxsize=4)
+def _upper_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int, tau: Fraction, z: float,
+                prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """The composed upper PLDs (remove, add) re-derived from the discretisation
+    (cached: the writer may check a few roundings of one claim)."""
     tau_units = int(tau * (1 << bits))
+    out = []
     with working_precision(prec):
-        best: arb | None = None
         for sign in (1, -1):
             try:
                 step = one_step(_Pair(sigma, q, sign), h, bits, z)
             except _Undecided:
                 raise InputError("a grid point's loss could not be placed at this precision") from None
-            d = upper_bound(f_eps(compose(step, count, bits, tau_units), h, bits, eps))
+            offset, cs, inf = compose(step, count, bits, tau_units)
+            out.append((offset, tuple(cs), inf))
+    return tuple(out)
+
+
+def upper_plds(mech: Any, ev: Mapping[str, Any], prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """(offset, fixed-point masses, mass at +∞) of the composed upper PLD of each
+    relation (remove, add): every F_ε of it bounds δ_M(ε) of that relation from above."""
+    h, bits, tau, z = parse_evidence(ev)
+    sigma, q, count = subsampled_gaussians(mech)
+    return _upper_plds(sigma, q, count, h, bits, tau, z, prec)
+
+
+def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:
+    """A certified upper bound on δ_M(ε) (max over add/remove), re-derived."""
+    h, bits, _, _ = parse_evidence(ev)
+    plds = upper_plds(mech, ev, prec)
+    with working_precision(prec):
+        best: arb | None = None
+        for pld in plds:
+            d = upper_bound(f_eps((pld[0], list(pld[1]), pld[2]), h, bits, eps))
             best = d if best is None or d > best else best
         return best

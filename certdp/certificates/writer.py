@@ -164,6 +164,32 @@ def dpsgd_certificate(res: Any) -> dict[str, Any]:
     return upper_dp_certificate(mech, eps=res.target, delta_hi=res.delta)
 
 
+def gdp_except_certificate(res: Any) -> dict[str, Any]:
+    """Certificate of the μ report of a :func:`certdp.analyses.accountants.dpsgd.dpsgd`
+    answer (``mu=True``): kind ``gdp_except`` — δ(ε) <= δ_μ(ε) + η for all ε >= 0, both
+    relations — with the PLD discretisation as evidence (re-derived by
+    :mod:`certdp.certificates.check_fdp`); full batch (rate 1) is exactly (√T/σ)-GDP:
+    kind ``gdp_exact``.  μ and η are rounded up to 12, 8 or 6 significant digits — the
+    first claim the checker proves.  InputError when none is."""
+    from certdp.certificates.checker import check  # noqa: PLC0415
+
+    if res.mu is None:
+        raise InputError("no GDP report to certify (run with mu=True / --mu)")
+    inner = f"gaussian(sigma={number(res.noise)})"
+    if res.rate == 1:
+        return exact_gdp_certificate(f"compose({inner}, k={res.steps})", res.mu.hi_str(CLAIM_DIGITS),
+                                     res.mu.lo_str(CLAIM_DIGITS))
+    spec = f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
+    evidence = {"pld": {k: res.settings[k] for k in ("h", "tau", "z", "bits")}}
+    for digits in (12, 8, 6):
+        claim = {"kind": "gdp_except", "mu": decimal_string(res.mu.hi, digits, "up"),
+                 "residual": decimal_string(res.residual.hi, digits, "up")}
+        doc = envelope(claim, spec, evidence, 128)
+        if check(doc).valid:
+            return doc
+    raise InputError("the independent checker could not re-derive this GDP report; no certificate written")
+
+
 def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,
                       reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
                       assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
