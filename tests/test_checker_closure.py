@@ -9,8 +9,11 @@ to print it::
 
     PYTHONPATH=. python tests/test_checker_closure.py
 
-Measured: before the checker's own mechanism table (commit 44c4352) 43
-modules, 7,528 lines; after it 35 modules, 6,542 lines (the same method on both trees).
+Measured (the same method on both trees): before the checker's own mechanism
+table (commit 44c4352) 43 modules, 7,528 lines; with the table instead of the
+catalog 35 modules, 6,542 lines; with the kinds added since (gdp_except,
+not_gdp_except, not_dp from dominated PLDs, the binomial profile of pure-DP
+compositions) 37 modules, 7,048 lines.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 36
-MAX_LINES = 6_800
+MAX_MODULES = 37
+MAX_LINES = 7_100
 
 
 def _module_level_imports(mod: str) -> set[str]:

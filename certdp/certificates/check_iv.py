@@ -105,7 +105,7 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _dp(doc)
         if kind == "value":
             return _value(doc)
-        if kind == "gdp_except":
+        if kind in ("gdp_except", "not_gdp_except"):
             return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
             return False, "adp_not_prdp certificates are not re-checked by the mpmath kernel yet (use the flint kernel)"
@@ -121,7 +121,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
-    if "pld" in doc["evidence"]:
+    if "pld" in doc["evidence"] or "pld_lower" in doc["evidence"]:
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")

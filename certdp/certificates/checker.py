@@ -223,7 +223,7 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
 KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
-                "certdp.certificates.check_value", "certdp.certificates.check_fdp")
+                "certdp.certificates.check_value", "certdp.certificates.check_fdp", "certdp.certificates.check_refute")
 
 
 def _kind_modules() -> list:

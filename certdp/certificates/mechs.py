@@ -14,6 +14,8 @@ eval); the profiles are the catalog's, written a second time:
   (Liu et al. 2022 Thm 3.1);
 * ``subsample(M, rate=γ)``: γ δ_M(log(1 + (e^ε − 1)/γ)) (Balle, Barthe & Gaboardi 2018);
 * ``compose(M, k)``: closed form for k = 1 and exactly-Gaussian M (μ√k, Dong, Roth & Su 2022);
+  k-fold ``pure_dp`` / ``randomized_response``: the exact binomial profile of the optimal
+  composition (Kairouz, Oh & Viswanath 2015 Thm 3.3), k <= 10 000;
   other compositions have none (DP-SGD is checked from PLD evidence, :mod:`check_pld`);
   ``dpsgd(noise, rate, steps)`` is ``compose(subsample(gaussian(sigma=noise), rate), k=steps)``;
 * ``clip_reify(M, eps_h, lo, hi)``: min(δ_M, max(1 − e^{(ε − ε_h)/2}, 0)), an upper bound only
@@ -40,7 +42,7 @@ from flint import arb
 from certdp.errors import InputError
 from certdp.expr.spec_grammar import SpecParser
 from certdp.expr.symbols import EPS
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound
 from certdp.numerics.exact import exact
 from certdp.numerics.gdp import delta_mu_ball
 
@@ -341,6 +343,22 @@ class Subsample(Mech):
         return to_ball(self.rate) * _lower_over(self.mechanism, self._inner_eps(eps))
 
 
+#: Largest k for which compose(pure_dp / randomized_response, k) is evaluated as a binomial sum.
+MAX_BINOMIAL_K = 10_000
+
+
+def _pure_loss(m: Mech) -> tuple[Fraction, Fraction | None] | None:
+    """(ε₀ or None, q) for a pure-DP-type mechanism whose dominating pair is binary
+    randomized response with P-probabilities (q, 1 − q) and losses ±ℓ:
+    ``pure_dp(eps=ε₀)`` (ℓ = ε₀, q = e^{ε₀}/(1 + e^{ε₀})) and ``randomized_response(p)``
+    (q = max(p, 1 − p), ℓ = log(q/(1 − q))); None otherwise."""
+    if m.name == "pure_dp":
+        return m.eps, None
+    if m.name == "randomized_response":
+        return None, max(m.p, 1 - m.p)
+    return None
+
+
 class Compose(Mech):
     def __init__(self, name: str, params: dict[str, Any]) -> None:
         inner = params["mechanism"]
@@ -353,8 +371,14 @@ class Compose(Mech):
             raise InputError("compose: k must be an integer >= 1")
 
     @property
+    def binomial(self) -> bool:
+        """k-fold composition of pure ε₀-DP (or of randomized response): the exact
+        binomial profile (Kairouz, Oh & Viswanath 2015, Thm 3.3: optimal composition)."""
+        return 1 < self.k <= MAX_BINOMIAL_K and _pure_loss(self.mechanism) is not None
+
+    @property
     def has_closed_form(self) -> bool:
-        return self.k == 1 or self.mechanism.gdp_mu_squared() is not None
+        return self.k == 1 or self.mechanism.gdp_mu_squared() is not None or self.binomial
 
     def gdp_mu_squared(self) -> Fraction | None:
         inner = self.mechanism.gdp_mu_squared()
@@ -368,15 +392,57 @@ class Compose(Mech):
         self._closed()
         if self.k == 1:
             return self.mechanism.profile()
+        if self.binomial:
+            e0, q = _pure_loss(self.mechanism)
+            if e0 is not None:
+                r = sympy.exp(_q(e0))  # q/(1 − q) = e^{ε₀}, q^i (1 − q)^{k−i} = e^{iε₀}/(1 + e^{ε₀})^k
+                w = [sympy.exp(i * _q(e0)) / (1 + r) ** self.k for i in range(self.k + 1)]
+            else:
+                r = _q(q) / (1 - _q(q))
+                w = [_q(q) ** i * (1 - _q(q)) ** (self.k - i) for i in range(self.k + 1)]
+            return sympy.Add(*(sympy.binomial(self.k, i) * w[i] * sympy.Max(r ** (self.k - 2 * i) - sympy.exp(EPS), 0)
+                               for i in range((self.k + 1) // 2)))
         return _gdp_expr(sympy.sqrt(_q(self.gdp_mu_squared())))
 
     def point(self, eps: arb) -> arb:
         self._closed()
         if self.k == 1:
             return self.mechanism.delta_ball(eps)
+        if self.binomial:
+            return self._binomial_ball(eps)
         return delta_mu_ball(to_ball(self.gdp_mu_squared()).sqrt(), eps)
 
-
+    def _binomial_ball(self, eps: arb) -> arb:
+        """δ_k(ε) = Σ_{i < k/2} C(k, i) q^i (1 − q)^{k−i} e^ε (e^{(k−2i)ℓ − ε} − 1)⁺: the privacy loss
+        of k binary randomized-response steps is (k − 2i)ℓ with probability C(k, i) q^{k−i}(1 − q)^i
+        under P, and δ(ε) = E_P[(1 − e^{ε − L})⁺] (Gomez et al. 2025 Thm A.7)."""
+        e0, q = _pure_loss(self.mechanism)
+        k = self.k
+        if e0 is not None:
+            ell = to_ball(e0)
+            qb = 1 / (1 + (-ell).exp())  # e^{ε₀}/(1 + e^{ε₀})
+            lq, l1q = -((-ell).exp().log1p()), -(ell.exp().log1p())  # log q, log(1 − q)
+        else:
+            if q == Fraction(1, 2):
+                return arb(0)  # δ ≡ 0
+            qb = to_ball(q)
+            ell = (qb / to_ball(1 - q)).log()
+            lq, l1q = qb.log(), to_ball(1 - q).log()
+        del qb
+        total = arb(0)
+        log_binom = arb(0)  # log C(k, i)
+        eps_q = dyadic_to_fraction(eps) if e0 is not None and eps.is_exact() else None
+        for i in range((k + 1) // 2):
+            if eps_q is not None and (k - 2 * i) * e0 <= eps_q:
+                break  # decided exactly: the loss (k − 2i)ε₀ is <= ε, so this and later terms are 0
+            if i:
+                log_binom += (arb(k - i + 1) / i).log()
+            t = ((k - 2 * i) * ell - eps).expm1()
+            if t <= 0:
+                break  # this and every later term (smaller loss) vanish
+            w = (log_binom + i * lq + (k - i) * l1q + eps).exp()
+            total += w * _positive_part(t)
+        return total
 class ClipReify(Mech):
     own_kind = UPPER
 
