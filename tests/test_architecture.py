@@ -25,11 +25,12 @@ LAYERS = {
     "cli": 6, "__main__": 6, "api": 6,
 }
 #: the certificate checker may import only these (besides its own package's checker modules)
-CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr", "certdp.mechanisms")
+CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr")
 CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
                    "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts",
                    "certdp.certificates.check_value", "certdp.certificates.check_pld",
-                   "certdp.certificates.check_iv")
+                   "certdp.certificates.check_iv", "certdp.certificates.mechs",
+                   "certdp.certificates.check_fdp", "certdp.certificates.check_refute")
 
 
 def _modules() -> dict[str, pathlib.Path]:
@@ -54,9 +55,10 @@ def _resolve(name: str) -> str | None:
     return None
 
 
-def _imports(mod: str) -> set[str]:
-    """certdp modules imported anywhere in ``mod`` (module level and function bodies)."""
-    tree = ast.parse(MODULES[mod].read_text())
+def _imports(mod: str, tree: ast.AST | None = None) -> set[str]:
+    """certdp modules imported anywhere in ``mod`` (module level and function bodies;
+    ``tree``: only this part of its syntax tree)."""
+    tree = ast.parse(MODULES[mod].read_text()) if tree is None else tree
     pkg = mod if MODULES[mod].name == "__init__.py" else mod.rpartition(".")[0]
     out = set()
     for node in ast.walk(tree):

@@ -49,6 +49,8 @@ class Verdict:
     certificate: dict | None = None
     #: unproved hypotheses the verdict rests on
     assumptions: tuple[str, ...] = ()
+    #: why a decided claim gets no certificate (with ``want_certificate``), else None
+    no_certificate: str | None = None
 
     def __post_init__(self) -> None:
         if self.assumptions and self.valid_guarantee is not None:
@@ -66,6 +68,7 @@ class Verdict:
             "detail": self.detail,
             "method": self.method,
             "assumptions": list(self.assumptions),
+            **({} if self.no_certificate is None else {"no_certificate": self.no_certificate}),
         }
 
 
@@ -106,29 +109,38 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
         detail = f"δ({eps_s}) ≤ {ans.enclosure.hi_str(8)} ≤ {delta_s}"
     else:
         detail = f"witness: at ε = {eps_s}, δ ≥ {ans.enclosure.lo_str(8)} > {delta_s}"
-    cert = None
-    if want_certificate and holds and not getattr(mech, "has_closed_form", True):
+    cert, note = None, None
+    closed = want_certificate and _closed_for_checker(mech)
+    if want_certificate and holds and not closed:
         from certdp.certificates.writer import upper_dp_certificate  # noqa: PLC0415
 
         try:  # accountant answers: the PLD evidence proves the confirmed claim's upper bound
             cert = upper_dp_certificate(mech, eps=claim.eps, delta_hi=Enclosure.exact(claim.delta),
                                         assumptions=ans.assumptions)
-        except InputError:
-            cert = None
-    if want_certificate and holds is not None and getattr(mech, "has_closed_form", True):
+        except InputError as err:
+            note = str(err)
+    if want_certificate and holds is False and not closed:
+        from certdp.certificates.writer import lower_dp_certificate  # noqa: PLC0415
+
+        try:  # DP-SGD: dominated PLDs prove delta(eps) > the claimed delta
+            cert = lower_dp_certificate(mech, claim.eps, claim.delta, assumptions=ans.assumptions)
+        except InputError as err:
+            note = str(err)
+    if want_certificate and holds is not None and closed:
         from certdp.certificates.writer import dp_certificate as certificate  # noqa: PLC0415
 
         # certify what was decided: the claim if confirmed, its negation if refuted
         cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
                            assumptions=ans.assumptions)
+    note = note if cert is None and holds is not None and want_certificate else None
     if claim.kind == "dp":
         verdict = INCONCLUSIVE if holds is None else (CONFIRMED if holds else REFUTED)
         return Verdict(claim.id, verdict, ans.enclosure, holds, detail, ans.method, certificate=cert,
-                       assumptions=ans.assumptions)
+                       assumptions=ans.assumptions, no_certificate=note)
     # a negative claim promises nothing, so "valid guarantee" does not apply
     verdict = INCONCLUSIVE if holds is None else (REFUTED if holds else CONFIRMED)
     return Verdict(claim.id, verdict, ans.enclosure, None, detail, ans.method, certificate=cert,
-                   assumptions=ans.assumptions)
+                   assumptions=ans.assumptions, no_certificate=note)
 
 
 def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
@@ -144,16 +156,10 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
     ans = gdp_of(_mech(claim), residual=claim.residual)
     enc = ans.mu
     mu_s = _s(claim.mu)
-    m = ans.measurement
-    cert = None
-    if want_certificate and (ans.exact or m is not None):
-        from certdp.certificates.writer import gdp_certificate  # noqa: PLC0415
-
-        cert = gdp_certificate(ans)
-
     def verdict(v: str, valid: bool | None, detail: str) -> Verdict:
-        return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert if v == CONFIRMED else None,
-                       assumptions=ans.assumptions)
+        cert, note = _gdp_certificate(claim, ans, v) if want_certificate else (None, None)
+        return Verdict(claim.id, v, enc, valid, detail, ans.method, certificate=cert, assumptions=ans.assumptions,
+                       no_certificate=note)
 
     strict = ans.strict_mu_at_least
     if claim.residual is None and strict is not None and strict.certainly_greater_than(claim.mu):
@@ -185,6 +191,30 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
         return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} except residual ≤ {ans.residual.hi_str(4)}")
     return verdict(INCONCLUSIVE, None, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} only except a residual ≤ "
                    f"{ans.residual.hi_str(4)}, which the claim does not allow")
+
+
+def _gdp_certificate(claim: Claim, ans: Any, v: str) -> tuple[dict | None, str | None]:
+    """(certificate, None) for a decided gdp claim, or (None, why not)."""
+    from certdp.certificates import writer  # noqa: PLC0415
+
+    if v not in (CONFIRMED, REFUTED):
+        return None, None
+    mech = _mech(claim)
+    try:
+        if v == CONFIRMED and (ans.exact or ans.measurement is not None):
+            return writer.gdp_certificate(ans), None
+        if writer.is_dpsgd(mech.spec()):
+            if v == CONFIRMED:
+                if claim.residual is None:
+                    return None, "a strict μ-GDP claim on DP-SGD is never confirmed (the tail, Liu et al. 2022 Thm 4.4)"
+                return writer.gdp_except_claim_certificate(mech, claim.mu, claim.residual), None
+            return writer.not_gdp_except_certificate(mech, claim.mu, claim.residual or 0), None
+        if v == REFUTED and claim.residual is None and ans.kind.bounds_from_below and ans.measurement is not None:
+            return writer.not_gdp_certificate(mech, claim.mu), None
+    except InputError as err:
+        return None, str(err)
+    return None, ("the checker cannot re-derive this verdict yet (a refuted μ-GDP-except-η claim on a closed-form "
+                  "mechanism, or an accountant-based GDP report other than DP-SGD)")
 
 
 def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
@@ -239,11 +269,18 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
         c = _compare(enc, reported)
         valid = None if c == 0 else c < 0
     detail = f"{q} ∈ {enc}; printed {claim.reported} ({claim.rounding}) stands for [{_s(lo)}, {_s(hi)}]"
-    cert = None
-    if want_certificate and verdict in (CONFIRMED, REFUTED) and q in CERTIFIABLE_VALUES:
-        cert = _value_certificate(claim, enc, verdict, assumptions)
+    cert, note = None, None
+    if want_certificate and verdict in (CONFIRMED, REFUTED):
+        if q in CERTIFIABLE_VALUES:
+            cert = _value_certificate(claim, enc, verdict, assumptions)
+            if cert is None:
+                note = ("the checker has no closed form for this mechanism's profile "
+                        "(an accountant answer: not re-derivable for value claims yet)")
+        else:
+            note = ("switch points and noise refinements of σ-formula mechanisms are not re-derived by the "
+                    "independent checker (it does not run their symbolic search)")
     return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions,
-                   certificate=cert)
+                   certificate=cert, no_certificate=note)
 
 
 #: Value quantities the independent checker re-derives (certdp.certificates.check_value).
@@ -263,12 +300,20 @@ def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: 
             refuse_uncheckable(spec)
         except InputError:
             return None
-        if not getattr(mech, "has_closed_form", True):
+        if not _closed_for_checker(mech):
             return None
     at = {k: claim.at[k] for k in ("eps", "delta") if k in claim.at and
           (claim.quantity == "mu_gdp" or (k == "eps") == (claim.quantity == "delta"))}
     return value_certificate(claim.quantity, spec, at, enc, reported=claim.reported, rounding=claim.rounding,
                              verdict=verdict, assumptions=assumptions)
+
+
+def _closed_for_checker(mech: Any) -> bool:
+    """A closed-form profile for the catalog, or for the checker's own table
+    (which also evaluates k-fold pure-DP compositions exactly)."""
+    from certdp.certificates.writer import checker_has_closed_form  # noqa: PLC0415
+
+    return getattr(mech, "has_closed_form", True) or checker_has_closed_form(mech.spec())
 
 
 def _s(q: Fraction) -> str:

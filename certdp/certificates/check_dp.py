@@ -7,7 +7,9 @@ The evidence (the producer's enclosure of δ_M(ε)) is informational and never
 trusted.  For DP-SGD (compositions of Poisson-subsampled Gaussians, answered
 by the PLD accountant) the evidence ``pld`` states a discretisation and
 :mod:`certdp.certificates.check_pld` re-derives a dominating discrete PLD
-from it — an upper bound, so it proves ``dp`` only.  Other mechanisms without
+from it — an upper bound, so it proves ``dp`` only; the evidence ``pld_lower``
+(x-axis cuts of a merged one-step PLD, a post-processing) gives a lower bound
+and proves ``not_dp`` only.  Other mechanisms without
 a closed-form profile are not accepted.  Imports only the kernel and the catalog.
 
 Document::
@@ -16,7 +18,8 @@ Document::
      "claim": {"kind": "dp" | "not_dp", "eps": "<decimal>", "delta": "<decimal>"},
      "mechanism": "<spec string>",
      "evidence": {"delta_at_eps": {"lo": "...", "hi": "..."}}
-                 | {"pld": {"h": "1/1024", "bits": 71, "tau": "1/10^14", "z": "8.5"}},
+                 | {"pld": {"h": "1/1024", "bits": 71, "tau": "1/10^14", "z": "8.5"}}   (dp only)
+                 | {"pld_lower": {"h": ..., "bits": ..., "tau": ..., "remove": [cuts], "add": [cuts]}}  (not_dp only),
      "precision": <bits>, "producer": "certdp X.Y.Z"}
 """
 
@@ -31,7 +34,8 @@ from certdp.certificates.schema import (
     _fields,
     number_string,
 )
-from certdp.certificates.check_pld import delta_upper, parse_evidence, subsampled_gaussians
+from certdp.certificates.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
+                                          subsampled_gaussians)
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
@@ -49,7 +53,9 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     if not isinstance(doc["mechanism"], str):
         raise MalformedCertificate("mechanism must be a spec string")
     claim = _fields(doc["claim"], "claim", {"kind", "eps", "delta"}, {"assumptions"})
-    ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps", "pld"})
+    ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps", "pld", "pld_lower"})
+    if len(set(ev) & {"delta_at_eps", "pld", "pld_lower"}) > 1:
+        raise MalformedCertificate("evidence: give one of delta_at_eps, pld, pld_lower")
     if "delta_at_eps" in ev:
         enc = _fields(ev["delta_at_eps"], "evidence.delta_at_eps", {"lo", "hi"}, set())
         number_string(enc["lo"], "evidence.delta_at_eps.lo")
@@ -67,6 +73,11 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
             raise MalformedCertificate("evidence.pld proves upper bounds on delta only (kind 'dp')")
         parse_evidence(ev["pld"])
         subsampled_gaussians(mech)
+    elif "pld_lower" in ev:
+        if claim["kind"] != "not_dp":
+            raise MalformedCertificate("evidence.pld_lower proves lower bounds on delta only (kind 'not_dp')")
+        parse_lower_evidence(ev["pld_lower"])
+        subsampled_gaussians(mech)
     elif not getattr(mech, "has_closed_form", True):
         raise MalformedCertificate("mechanism has no closed-form profile; (not_)dp certificates need one "
                                    "(or, for DP-SGD, evidence.pld)")
@@ -83,8 +94,17 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     claim = doc["claim"]
 
     pld = doc["evidence"].get("pld")
+    pld_lower = doc["evidence"].get("pld_lower")
 
     def test(prec: int) -> tuple[bool, str | None] | None:
+        if pld_lower is not None:  # a lower bound only: it refutes dp, it cannot prove it
+            y = delta_lower(mech, eps, pld_lower, prec)
+            if lower_bound(y) > upper_bound(to_ball(delta)):
+                return True, None
+            if prec >= 2 * doc["precision"]:
+                return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
+                               f"{decimal_string(y, 8, 'down')} does not refute delta <= {claim['delta']}")
+            return None
         if pld is not None:  # an upper bound only: it proves dp, it cannot refute it
             y = delta_upper(mech, eps, pld, prec)
             if upper_bound(y) <= lower_bound(to_ball(delta)):

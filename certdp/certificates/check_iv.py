@@ -10,12 +10,13 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
   such certificates need the flint kernel, and say so (INVALID under this kernel).
 * ``not_gdp`` — the witness δ_A(ε*) > δ_μ(ε*).
 * ``gdp`` / ``gdp_head`` — first-order cells δ_A(a_i) <= δ_μ(a_{i+1}) (or
-  δ_A(a_i) = 0), the zero tail, the residual and the μ⁻ witness.  A cell that
-  needs the second-order (mean-value) test fails here: such certificates need
-  the flint kernel.
+  δ_A(a_i) = 0), else the second-order (mean-value) test of
+  :mod:`certdp.numerics.cells` in intervals; the zero tail, the residual and the μ⁻ witness.
+* ``gdp_except``, ``not_gdp_except``, ``dp``/``not_dp`` with PLD evidence — need the
+  flint kernel (exact integer convolution), and say so.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict.
-* ``adp_not_prdp`` — not re-checked by this kernel yet (INVALID, with the reason).
+* ``adp_not_prdp`` — every certified sign of :mod:`check_prdp` in mpmath intervals.
 
 An undecided comparison is retried at 2× and 4× the certificate's precision,
 then fails (never guessed).  Structure is validated by the same schema code as
@@ -27,12 +28,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from mpmath import iv
+from mpmath import iv, libmp
 
 from certdp.certificates.check_exact import check as check_gdp_exact
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.certificates.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 from certdp.errors import InputError
+from certdp.expr.derivative import derivative
 from certdp.expr.ivbackend import compile_iv
 from certdp.expr.symbols import EPS
 from certdp.numerics import iv as kernel
@@ -105,8 +107,12 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _dp(doc)
         if kind == "value":
             return _value(doc)
+        if kind in ("gdp_except", "not_gdp_except"):
+            return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
-            return False, "adp_not_prdp certificates are not re-checked by the mpmath kernel yet (use the flint kernel)"
+            from certdp.certificates.check_prdp import check as check_prdp  # noqa: PLC0415
+
+            return check_prdp(doc, kernel="mpmath")
     except _Fail as err:
         return False, str(err)
     raise MalformedCertificate(f"unknown claim kind {kind!r}")
@@ -119,7 +125,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
-    if "pld" in doc["evidence"]:
+    if "pld" in doc["evidence"] or "pld_lower" in doc["evidence"]:
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")
@@ -144,14 +150,24 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     eps_max = _num(claim["eps_max"], "claim.eps_max")
     if cells[0] != 0 or cells[-1] != eps_max or any(not a < b for a, b in zip(cells, cells[1:])):
         return False, "cells: breakpoints must increase from 0 to eps_max"
+    second: list = []  # (P, P') compiled on first need; [None] if unavailable
+
     for i, (a, b) in enumerate(zip(cells, cells[1:])):
         def cell(a: Fraction = a, b: Fraction = b) -> bool | None:
             y = prof(a)
             if y.b <= 0:
                 return True
-            return _le(y, _dmu(mu, b))
-        if not _decide(cell, prec, f"cell {i}"):
-            return False, f"cell {i}: delta_A(a) <= delta_mu(b) fails at first order (the flint kernel has the second-order test)"
+            if _le(y, _dmu(mu, b)):
+                return True
+            if not second:
+                second.append(_second_order_functions(mech))
+            if second[0] is not None and _second_order(*second[0], mu, a, b):
+                return True
+            return None
+        try:
+            _decide(cell, prec, f"cell {i}")
+        except _Fail:
+            return False, f"cell {i}: delta_A <= delta_mu is not proved on [a, b] (first- and second-order tests)"
     tail = ev["tail"]
     if tail["kind"] == "zero":
         ez = _num(tail["eps_zero"], "evidence.tail.eps_zero")
@@ -168,6 +184,36 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
             if not _decide(lambda: _le(_dmu(ml, e), prof(e)), prec, "the mu_lower witness"):
                 return False, "witness: delta_A(eps) >= delta_mu(mu_lower, eps) does not hold"
     return True, None
+
+
+def _second_order_functions(mech: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
+    """(P, P') of the profile expression under the iv backend, or None."""
+    try:
+        p = mech.profile()
+        d = derivative(p)
+        if d is None:
+            return None
+        return compile_iv(p, (EPS,)), compile_iv(d, (EPS,))
+    except InputError:
+        return None
+
+
+def _second_order(P: Callable[[Any], Any], dP: Callable[[Any], Any], mu: Fraction, a: Fraction, b: Fraction) -> bool:
+    """The mean-value cell test (:mod:`certdp.numerics.cells`) in mpmath intervals:
+    f = δ_μ − P, f(a) >= 0 and f(a) + min(0, inf f'([a, b]))·(b − a) >= 0, with
+    f' = δ_μ' − P', δ_μ'(ε) = −e^ε Φ(−ε/μ − μ/2).  Sound for a non-increasing P."""
+    m, ia = kernel.point(mu), kernel.point(a)
+    f_a = kernel.delta_mu(m, ia) - P(ia)
+    if not f_a.a >= 0:
+        return False
+    cell = kernel.hull(ia, kernel.point(b))
+    D = -(iv.exp(cell) * kernel.ncdf(-cell / m - m / 2)) - dP(cell)
+    lo, hi = D._mpi_
+    if lo in (libmp.fninf, libmp.fnan) or hi in (libmp.finf, libmp.fnan):
+        return False
+    if D.a >= 0:
+        return True
+    return bool((f_a + D.a * kernel.point(b - a)).a >= 0)
 
 
 def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:

@@ -35,6 +35,7 @@ moved up, never dropped).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from itertools import accumulate
@@ -44,7 +45,7 @@ from flint import arb, fmpz, fmpz_poly
 
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import to_ball, upper_bound, working_precision
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball, Phi_upper_ball
 
@@ -194,6 +195,98 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
     return lo, coeffs, max(int(upper_bound(inf_mass * scale).ceil().unique_fmpz()), 0)
 
 
+LOWER_FIELDS = {"h", "bits", "tau", "remove", "add"}
+
+
+def parse_lower_evidence(ev: Any) -> tuple[Fraction, int, Fraction, tuple[Fraction, ...], tuple[Fraction, ...]]:
+    """(h, bits, tau, remove cuts, add cuts) of ``evidence.pld_lower``: the x-axis
+    cuts of the one-step partition of each relation (strictly increasing exact numbers)."""
+    ev = _fields(ev, "evidence.pld_lower", LOWER_FIELDS, set())
+    base = parse_evidence({"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], "z": "1"})
+    cuts = []
+    for rel in ("remove", "add"):
+        xs = ev[rel]
+        if not isinstance(xs, list) or not 1 <= len(xs) <= MAX_GRID:
+            raise MalformedCertificate(f"evidence.pld_lower.{rel} must be a list of 1 to {MAX_GRID} cut points")
+        try:
+            vals = tuple(exact(number_string(x, f"evidence.pld_lower.{rel}"), f"evidence.pld_lower.{rel}") for x in xs)
+        except InputError as err:
+            raise MalformedCertificate(str(err)) from None
+        if any(not u < v for u, v in zip(vals, vals[1:])) or max(abs(vals[0]), abs(vals[-1])) > 10**9:
+            raise MalformedCertificate(f"evidence.pld_lower.{rel}: cuts must increase and lie in [-10^9, 10^9]")
+        cuts.append(vals)
+    return base[0], base[1], base[2], cuts[0], cuts[1]
+
+
+def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ...]) -> tuple[int, list[int], int]:
+    """A dominated one-step PLD (Zhu, Dong & Wang 2022: post-processing lowers δ):
+    merge the outputs of each interval J of the partition of the x-axis at ``cuts``
+    into one symbol of loss ℓ_J = log(P(J)/Q(J)); place P(J) (rounded down to
+    2^−bits) at the grid point ⌊lower(ℓ_J)/h⌋·h <= ℓ_J.  Intervals whose masses are
+    not certainly positive are dropped.  No mass at +∞."""
+    hb = to_ball(h)
+    ends: list[arb | None] = [None] + [to_ball(x) for x in cuts] + [None]
+    scale = arb(2) ** bits
+    atoms: dict[int, int] = {}
+    for j in range(len(ends) - 1):
+        if not j % 1024:
+            check_budget("re-deriving the lower one-step PLD", j, len(ends))
+        P = pair.mass(pair.p, ends[j], ends[j + 1])
+        Q = pair.mass(pair.qq, ends[j], ends[j + 1])
+        if not (P > 0 and Q > 0):
+            continue
+        ell = lower_bound((P / Q).log())
+        if not ell.is_finite():
+            continue
+        k = math.floor(dyadic_to_fraction(ell) / h)
+        c = int(lower_bound(P * scale).floor().unique_fmpz())
+        if c > 0:
+            atoms[k] = atoms.get(k, 0) + c
+    if not atoms:
+        raise InputError("the lower one-step PLD is empty")
+    lo, hi = min(atoms), max(atoms)
+    if hi - lo + 1 > MAX_GRID:
+        raise MalformedCertificate(f"evidence.pld_lower: the grid would need {hi - lo + 1} points (cap {MAX_GRID})")
+    coeffs = [0] * (hi - lo + 1)
+    for k, c in atoms.items():
+        coeffs[k - lo] = c
+    del hb
+    return lo, coeffs, 0
+
+
+def _compose_lower(step: tuple[int, list[int], int], count: int, bits: int, tau: int) -> tuple[int, list[int], int]:
+    """count-fold composition rounded down: products divided by 2^bits with floor,
+    tails of mass <= tau at both ends dropped (every step can only lower F_ε)."""
+    def product(a: tuple[int, list[int], int], b: tuple[int, list[int], int]) -> tuple[int, list[int], int]:
+        prod = (fmpz_poly(a[1]) * fmpz_poly(b[1])).coeffs()
+        cs = [int(c) >> bits for c in prod]
+        off = a[0] + b[0]
+        if tau > 0 and cs:
+            lo, cut = 0, 0
+            while lo < len(cs) - 1 and cut + cs[lo] <= tau:
+                cut += cs[lo]
+                lo += 1
+            hi, cut = len(cs) - 1, 0
+            while hi > lo and cut + cs[hi] <= tau:
+                cut += cs[hi]
+                hi -= 1
+            cs, off = cs[lo:hi + 1], off + lo
+        return off, cs, 0
+
+    result = None
+    base = step
+    done, total = 0, 2 * count.bit_length()
+    while True:
+        check_budget("re-composing the lower PLD", done, total)
+        done += 2
+        if count & 1:
+            result = base if result is None else product(result, base)
+        count >>= 1
+        if not count:
+            return result
+        base = product(base, base)
+
+
 def _truncate(offset: int, cs: list[int], inf: int, tau: int) -> tuple[int, list[int], int]:
     """Bottom tail (mass <= tau) up onto the first kept point, top tail to +∞."""
     if tau <= 0 or len(cs) <= 1:
@@ -255,18 +348,68 @@ def f_eps(pld: tuple[int, list[int], int], h: Fraction, bits: int, eps: Fraction
     return (val + inf) * arb(2) ** (-bits)
 
 
-def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:
-    """A certified upper bound on δ_M(ε) (max over add/remove), re-derived."""
-    h, bits, tau, z = parse_evidence(ev)
-    sigma, q, count = subsampled_gaussians(mech)
+@functools.lru_cache(maxsize=4)
+def _upper_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int, tau: Fraction, z: float,
+                prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """The composed upper PLDs (remove, add) re-derived from the discretisation
+    (cached: the writer may check a few roundings of one claim)."""
     tau_units = int(tau * (1 << bits))
+    out = []
     with working_precision(prec):
-        best: arb | None = None
         for sign in (1, -1):
             try:
                 step = one_step(_Pair(sigma, q, sign), h, bits, z)
             except _Undecided:
                 raise InputError("a grid point's loss could not be placed at this precision") from None
-            d = upper_bound(f_eps(compose(step, count, bits, tau_units), h, bits, eps))
+            offset, cs, inf = compose(step, count, bits, tau_units)
+            out.append((offset, tuple(cs), inf))
+    return tuple(out)
+
+
+def upper_plds(mech: Any, ev: Mapping[str, Any], prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """(offset, fixed-point masses, mass at +∞) of the composed upper PLD of each
+    relation (remove, add): every F_ε of it bounds δ_M(ε) of that relation from above."""
+    h, bits, tau, z = parse_evidence(ev)
+    sigma, q, count = subsampled_gaussians(mech)
+    return _upper_plds(sigma, q, count, h, bits, tau, z, prec)
+
+
+@functools.lru_cache(maxsize=4)
+def _lower_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int, tau: Fraction,
+                cuts: tuple[tuple[Fraction, ...], tuple[Fraction, ...]],
+                prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    tau_units = int(tau * (1 << bits))
+    out = []
+    with working_precision(prec):
+        for sign, cs in zip((1, -1), cuts):
+            offset, coeffs, _ = _compose_lower(one_step_lower(_Pair(sigma, q, sign), h, bits, cs), count, bits,
+                                               tau_units)
+            out.append((offset, tuple(coeffs), 0))
+    return tuple(out)
+
+
+def delta_lower(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:
+    """A ball whose lower end bounds δ_M(ε) = max over remove/add from below, from the
+    dominated PLDs of ``evidence.pld_lower`` (merged outputs, losses and masses rounded
+    down, composition rounded down, tails dropped: each step can only lower F_ε)."""
+    h, bits, tau, rem, add = parse_lower_evidence(ev)
+    sigma, q, count = subsampled_gaussians(mech)
+    plds = _lower_plds(sigma, q, count, h, bits, tau, (rem, add), prec)
+    with working_precision(prec):
+        best = arb(0)
+        for pld in plds:
+            d = lower_bound(f_eps((pld[0], list(pld[1]), 0), h, bits, eps))
+            best = d if d > best else best
+        return best
+
+
+def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:
+    """A certified upper bound on δ_M(ε) (max over add/remove), re-derived."""
+    h, bits, _, _ = parse_evidence(ev)
+    plds = upper_plds(mech, ev, prec)
+    with working_precision(prec):
+        best: arb | None = None
+        for pld in plds:
+            d = upper_bound(f_eps((pld[0], list(pld[1]), pld[2]), h, bits, eps))
             best = d if best is None or d > best else best
         return best

@@ -50,11 +50,13 @@ class _Invalid(Exception):
     pass
 
 
-def check(doc: dict) -> tuple[bool, str | None]:
+def check(doc: dict, kernel: str = "flint") -> tuple[bool, str | None]:
     """Check an ``adp_not_prdp`` certificate: ``(True, None)`` if valid,
-    else ``(False, first failing step)``."""
+    else ``(False, first failing step)``.  ``kernel="mpmath"``: every sign is decided
+    with mpmath intervals (and a penalty δ̂ = g(x) by the iv expression backend),
+    nothing with python-flint."""
     try:
-        _check(doc)
+        _check(doc, kernel)
     except _Invalid as err:
         return False, str(err)
     except (ValueError, ArithmeticError, TypeError, KeyError, AttributeError) as err:
@@ -72,7 +74,7 @@ def _q(obj: Any, name: str) -> Fraction:
     return exact(obj, name)
 
 
-def _check(doc: dict) -> None:
+def _check(doc: dict, kernel: str = "flint") -> None:
     _need(isinstance(doc, dict), "certificate is not a JSON object")
     _need(doc.get("format") == "certdp-certificate", "format is not certdp-certificate")
     _need(doc.get("version") == 1, f"unsupported version {doc.get('version')!r}")
@@ -85,10 +87,10 @@ def _check(doc: dict) -> None:
     eps, delta, eps_hat = _q(claim.get("eps"), "eps"), _q(claim.get("delta"), "delta"), _q(claim.get("eps_hat"), "eps_hat")
     _need(eps >= 0 and eps_hat >= 0, "eps and eps_hat must be >= 0")
     _need(delta >= 0, "delta must be >= 0")
-    dh_exact, dh_ball = _delta_hat(claim.get("delta_hat"))
+    dh_exact, dh_ball = _delta_hat(claim.get("delta_hat"), kernel)
 
     pa_pb, pairs, witness_ok, adp_classes = _mechanism(doc.get("mechanism"))
-    signer = _Signer(prec)
+    signer = _Signer(prec) if kernel == "flint" else _IvSigner(prec)
 
     # ---- step 1: (eps, delta)-ADP over every ordered neighbouring pair
     for (a, b) in pairs:
@@ -120,10 +122,10 @@ def _check(doc: dict) -> None:
     if dh_exact is not None:
         _need(mass > dh_exact, f"PrDP witness mass {mass} is not > delta_hat = {dh_exact}")
     else:
-        _need(signer.ball_sign(lambda: to_ball(mass) - dh_ball()) > 0, "PrDP witness mass is not > delta_hat = g(x)")
+        _need(signer.ball_sign(lambda: signer.num(mass) - dh_ball()) > 0, "PrDP witness mass is not > delta_hat = g(x)")
 
 
-def _delta_hat(obj: Any) -> tuple[Fraction | None, Callable[[], arb] | None]:
+def _delta_hat(obj: Any, kernel: str = "flint") -> tuple[Fraction | None, Callable[[], Any] | None]:
     if isinstance(obj, str):
         v = exact(obj, "delta_hat")
         _need(v >= 0, "delta_hat must be >= 0")
@@ -139,6 +141,11 @@ def _delta_hat(obj: Any) -> tuple[Fraction | None, Callable[[], arb] | None]:
     val = g.subs({s: sympy.Rational(xv.numerator, xv.denominator) for s in g.free_symbols})
     if isinstance(val, sympy.Rational):
         return Fraction(int(val.p), int(val.q)), None
+    if kernel == "mpmath":
+        from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415
+
+        f = compile_iv(val, ())
+        return None, lambda: f()
     from certdp.expr import evaluate_ball  # noqa: PLC0415
 
     return None, lambda: evaluate_ball(val, {})
@@ -213,6 +220,10 @@ class _Signer:
     def __init__(self, prec: int) -> None:
         self.prec = prec
 
+    @staticmethod
+    def num(q: Fraction) -> arb:
+        return to_ball(q)
+
     def sign(self, r1: Fraction, r2: Fraction, r3: Fraction, t: Fraction) -> int:
         """Sign of ``r1 - e^t r2 + r3``."""
         if r2 == 0 or t == 0:
@@ -231,3 +242,38 @@ class _Signer:
                     return -1
             _need(prec < MAX_PREC, "a comparison stayed undecided at the maximum precision")
             prec = min(2 * prec, MAX_PREC)
+
+
+class _IvSigner(_Signer):
+    """The same signs in mpmath interval arithmetic (the second kernel)."""
+
+    @staticmethod
+    def num(q: Fraction) -> Any:
+        from certdp.numerics.iv import point  # noqa: PLC0415
+
+        return point(q)
+
+    def sign(self, r1: Fraction, r2: Fraction, r3: Fraction, t: Fraction) -> int:
+        if r2 == 0 or t == 0:
+            v = r1 - r2 + r3
+            return (v > 0) - (v < 0)
+        from mpmath import iv  # noqa: PLC0415
+
+        return self.ball_sign(lambda: self.num(r1) - iv.exp(self.num(t)) * self.num(r2) + self.num(r3))
+
+    def ball_sign(self, f: Callable[[], Any]) -> int:
+        from mpmath import iv  # noqa: PLC0415
+
+        prec, old = self.prec, iv.prec
+        try:
+            while True:
+                iv.prec = prec
+                v = f()
+                if v.a > 0:
+                    return 1
+                if v.b < 0:
+                    return -1
+                _need(prec < MAX_PREC, "a comparison stayed undecided at the maximum precision")
+                prec = min(2 * prec, MAX_PREC)
+        finally:
+            iv.prec = old

@@ -1,9 +1,10 @@
 """Independent certificate checker: ``VALID`` / ``INVALID`` with the first failing step.
 
 Trusted kernel only: this module imports :mod:`certdp.numerics` (ball
-arithmetic, δ_μ), the spec parser of :mod:`certdp.mechanisms` (whose
-``delta_ball`` uses :mod:`certdp.expr`) and the format schema — never the
-search code (:mod:`certdp.analyses.gdpt`).  It re-evaluates every inequality of the
+arithmetic, δ_μ), :mod:`certdp.expr` (the spec grammar, the expression
+evaluator), the checker's own mechanism table (:mod:`certdp.certificates.mechs`)
+and the format schema — never the mechanism catalog or the search code
+(:mod:`certdp.analyses.gdpt`).  It re-evaluates every inequality of the
 evidence in ball arithmetic; an undecided comparison is retried at 2x and 4x
 the stated precision and otherwise fails (never guessed).
 
@@ -34,7 +35,7 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.mechanisms.profile_functions import profile_functions
+from certdp.expr.derivative import expression_functions
 from certdp.numerics.cells import second_order_holds
 from certdp.certificates.facts import assumptions_of, known_facts_step, parse_mechanism
 from certdp.certificates.schema import (
@@ -118,7 +119,11 @@ def _decide(test, prec: int, what: str) -> None:
 @functools.lru_cache(maxsize=32)
 def _functions_for_spec(spec: str) -> Any:
     """(P, P') of a spec's profile expression (cached: a pure function of the spec)."""
-    return profile_functions(parse_mechanism({"mechanism": spec}))
+    try:
+        p = parse_mechanism({"mechanism": spec}).profile()
+    except InputError:
+        return None
+    return expression_functions(p)
 
 
 def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
@@ -218,7 +223,7 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
 KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
-                "certdp.certificates.check_value")
+                "certdp.certificates.check_value", "certdp.certificates.check_fdp", "certdp.certificates.check_refute")
 
 
 def _kind_modules() -> list:

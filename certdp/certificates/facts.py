@@ -1,9 +1,9 @@
 """What a certificate must say about what is *known* of its mechanism.
 
 Shared by every checker path (GDP kinds, dp/not_dp): the unproved hypotheses
-(:attr:`Mechanism.assumptions`, recursive) and the profile kind
-(:class:`~certdp.mechanisms.base.ProfileKind`) are recomputed from the
-mechanism spec, never read from the document.
+(:attr:`Mech.assumptions`, recursive) and the profile kind are recomputed from
+the mechanism spec by the checker's own table (:mod:`certdp.certificates.mechs`),
+never read from the document.
 """
 
 from __future__ import annotations
@@ -13,21 +13,21 @@ from typing import Any, Mapping
 from certdp.certificates.schema import MalformedCertificate
 from certdp.errors import InputError
 
-#: Catalog entries the checker refuses: the σ-formula mechanisms need symbolic
-#: solving (``tradeoff``) and a float-guided search for the switch point of
-#: their refined profile, which the independent checker does not do.
+#: Catalog entries the checker refuses (they are not in its table): the σ-formula
+#: mechanisms need symbolic solving (``tradeoff``) and a float-guided search for
+#: the switch point of their refined profile, which the independent checker does not do.
 NOT_CHECKABLE = ("tradeoff", "sgd", "icea")
 
 
 def parse_mechanism(doc: Mapping[str, Any]) -> Any:
-    """The certificate's mechanism, parsed by the spec grammar (no eval);
-    MalformedCertificate on any problem."""
-    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+    """The certificate's mechanism, parsed by the spec grammar (no eval) into the
+    checker's table; MalformedCertificate on any problem."""
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
 
     if not isinstance(doc.get("mechanism"), str):
         raise MalformedCertificate("mechanism must be a spec string")
     try:
-        return parse_spec(doc["mechanism"], exclude=NOT_CHECKABLE)
+        return parse(doc["mechanism"], exclude=NOT_CHECKABLE)
     except InputError as err:
         raise MalformedCertificate(f"mechanism: {err}") from None
 

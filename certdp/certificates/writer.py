@@ -48,6 +48,19 @@ def refuse_uncheckable(spec: str) -> None:
                          "checker does not run the search their refined profile needs")
 
 
+def checker_has_closed_form(spec: str) -> bool:
+    """Does the independent checker evaluate ``spec``'s profile in closed form?  (Its
+    table also knows k-fold pure-DP / randomized-response compositions, which the
+    catalog leaves to an accountant: :mod:`certdp.certificates.mechs`.)"""
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    try:
+        return bool(getattr(parse(spec, exclude=NOT_CHECKABLE), "has_closed_form", True))
+    except InputError:
+        return False
+
+
 def envelope(claim: dict[str, Any], mechanism: str, evidence: dict[str, Any], precision: int = DEFAULT_PRECISION) -> dict[str, Any]:
     return {
         "format": FORMAT,
@@ -129,7 +142,7 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     spec = mech.spec()
     refuse_uncheckable(spec)
     evidence: dict[str, Any] = {}
-    if not getattr(mech, "has_closed_form", True):
+    if not getattr(mech, "has_closed_form", True) and not checker_has_closed_form(spec):
         from certdp.analyses.accountants.pld import PLDAccountant, as_subsampled_gaussian  # noqa: PLC0415
 
         try:
@@ -165,6 +178,134 @@ def dpsgd_certificate(res: Any) -> dict[str, Any]:
     if res.eps is not None:
         return upper_dp_certificate(mech, delta=res.target, eps_hi=res.eps)
     return upper_dp_certificate(mech, eps=res.target, delta_hi=res.delta)
+
+
+def gdp_except_certificate(res: Any) -> dict[str, Any]:
+    """Certificate of the μ report of a :func:`certdp.analyses.accountants.dpsgd.dpsgd`
+    answer (``mu=True``): kind ``gdp_except`` — δ(ε) <= δ_μ(ε) + η for all ε >= 0, both
+    relations — with the PLD discretisation as evidence (re-derived by
+    :mod:`certdp.certificates.check_fdp`); full batch (rate 1) is exactly (√T/σ)-GDP:
+    kind ``gdp_exact``.  μ and η are rounded up to 12, 8 or 6 significant digits — the
+    first claim the checker proves.  InputError when none is."""
+    from certdp.certificates.checker import check  # noqa: PLC0415
+
+    if res.mu is None:
+        raise InputError("no GDP report to certify (run with mu=True / --mu)")
+    inner = f"gaussian(sigma={number(res.noise)})"
+    if res.rate == 1:
+        return exact_gdp_certificate(f"compose({inner}, k={res.steps})", res.mu.hi_str(CLAIM_DIGITS),
+                                     res.mu.lo_str(CLAIM_DIGITS))
+    spec = f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
+    evidence = {"pld": {k: res.settings[k] for k in ("h", "tau", "z", "bits")}}
+    for digits in (12, 8, 6):
+        claim = {"kind": "gdp_except", "mu": decimal_string(res.mu.hi, digits, "up"),
+                 "residual": decimal_string(res.residual.hi, digits, "up")}
+        doc = envelope(claim, spec, evidence, 128)
+        if check(doc).valid:
+            return doc
+    raise InputError("the independent checker could not re-derive this GDP report; no certificate written")
+
+
+def is_dpsgd(spec: str) -> bool:
+    """Is ``spec`` compose(subsample(gaussian(...), rate=q), k=T) for the checker (PLD evidence)?"""
+    from certdp.certificates.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    try:
+        s, q, T = subsampled_gaussians(parse(spec))
+    except InputError:
+        return False
+    return q < 1
+
+
+def _lower_evidence(s: Fraction, q: Fraction, T: int, h: object = None) -> tuple[Any, dict[str, Any]]:
+    """(two-sided accountant, evidence ``pld_lower``): the accountant's discretisation
+    and the x-axis cuts its float search chose for the merged (lower) one-step PLDs."""
+    from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian, lower_boundaries  # noqa: PLC0415
+
+    acc = PLDAccountant(h=h, lower=True).compose(SubsampledGaussian(s, q), T)
+    ev = acc.discretisation()
+    cuts = {rel: [repr(x) for x in lower_boundaries(SubsampledGaussian(s, q).pair(rel), acc.h, float(ev["z"]))]
+            for rel in ("remove", "add")}
+    return acc, {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], **cuts}
+
+
+def lower_dp_certificate(mech: Any, eps: object, delta: object, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Certificate (kind ``not_dp``) that a DP-SGD composition is not (ε, δ)-DP: the
+    dominated PLDs of evidence ``pld_lower`` give δ_M(ε) > δ.  InputError otherwise."""
+    from certdp.certificates.checker import check  # noqa: PLC0415
+    from certdp.certificates.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    spec = mech.spec()
+    if not is_dpsgd(spec):
+        raise InputError(f"certificates refuting (eps, delta)-DP of {spec} (an accountant answer) are not supported yet")
+    _, lower = _lower_evidence(*subsampled_gaussians(parse(spec)))
+    claim: dict[str, Any] = {"kind": "not_dp", "eps": fraction_to_str(exact(eps, "eps")),
+                             "delta": fraction_to_str(exact(delta, "delta"))}
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    doc = envelope(claim, spec, {"pld_lower": lower}, 128)
+    if not check(doc).valid:
+        raise InputError("the independent checker could not re-derive this refutation; no certificate written")
+    return doc
+
+
+def gdp_except_claim_certificate(mech: Any, mu: object, residual: object) -> dict[str, Any]:
+    """Certificate (kind ``gdp_except``) of the claim "μ-GDP except η" for a DP-SGD
+    composition, with the default PLD discretisation as evidence; InputError when the
+    checker does not prove it."""
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.certificates.checker import check  # noqa: PLC0415
+
+    spec = mech.spec()
+    claim = {"kind": "gdp_except", "mu": number(exact(mu, "mu")), "residual": number(exact(residual, "residual"))}
+    doc = envelope(claim, spec, {"pld": PLDAccountant().compose(mech).discretisation()}, 128)
+    if not check(doc).valid:
+        raise InputError("the independent checker could not re-derive this GDP claim; no certificate written")
+    return doc
+
+
+def not_gdp_except_certificate(mech: Any, mu: object, residual: object = 0, *, h: object = None) -> dict[str, Any]:
+    """Certificate (kind ``not_gdp_except``) that a DP-SGD composition ``mech`` is not
+    μ-GDP except η: a witness ε* with δ_M(ε*) > δ_μ(ε*) + η, from the closed-form
+    all-sampled lower bound (strict claims, large ε*) or from dominated PLDs whose
+    one-step partitions the accountant's float search chose (floats only place the
+    cuts; the checker certifies every atom).  Tries a few ε* (the checker decides);
+    InputError when none is proved."""
+    from certdp.certificates.checker import check  # noqa: PLC0415
+    from certdp.certificates.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    spec = mech.spec()
+    s, q, T = subsampled_gaussians(parse(spec))
+    m, r = exact(mu, "mu"), exact(residual, "residual")
+    claim = {"kind": "not_gdp_except", "mu": number(m), "residual": number(r)}
+    tried = 0
+    if r == 0:  # the tail: q^T δ_{√T/s}(ε + T log(1/q)) beats δ_μ(ε) at some large ε when μ < √T/s
+        for j in range(0, 21):
+            doc = envelope(claim, spec, {"witness": {"eps": number(Fraction(2) ** j)}, "bound": "all_sampled"}, 64)
+            tried += 1
+            if check(doc).valid:
+                return doc
+    acc, lower = _lower_evidence(s, q, T, h)
+    # candidate witnesses: where the accountant's certified lower delta beats delta_mu + eta most (floats guide)
+    from certdp.numerics.gdp import delta_mu  # noqa: PLC0415
+
+    best: list[tuple[float, Fraction]] = []
+    for k in range(1, 129):
+        e = Fraction(k, 8)
+        lo = float(acc.delta(e).lo)
+        gap = lo - float(delta_mu(m, e).hi) - float(r)
+        best.append((gap, e))
+    best.sort(reverse=True)
+    for gap, e in best[:4]:
+        if gap <= 0:
+            break
+        doc = envelope(claim, spec, {"witness": {"eps": number(e)}, "pld_lower": lower}, 128)
+        if check(doc).valid:
+            return doc
+    raise InputError(f"no witness proved that {spec} is not {number(m)}-GDP except {number(r)}; no certificate written")
 
 
 def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,

@@ -76,6 +76,16 @@ def _write_certificate(out_dir: str, claim_id: str, doc: dict) -> None:
         raise InputError(f"cannot write certificate {target!r}: {err.strerror}") from None
 
 
+def _certificate_summary(verdicts: list) -> str:
+    """How many decided claims got a certificate, and why the others did not."""
+    decided = [v for v in verdicts if v.verdict in ("CONFIRMED", "REFUTED")]
+    lines = [f"certificates: {sum(v.certificate is not None for v in decided)} of {len(decided)} decided claims"]
+    for v in decided:
+        if v.certificate is None:
+            lines.append(f"  no certificate for {_printable(v.id)}: {v.no_certificate or 'not supported'}")
+    return "\n".join(lines)
+
+
 def _run(args: argparse.Namespace) -> int:
     from certdp.audit import builtin_path, load_claims
 
@@ -108,6 +118,8 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps({"claims": [v.to_json() for v in verdicts]}))
     else:
         print(_table(verdicts))
+        if want:
+            print(_certificate_summary(verdicts))
     decided = all(v.verdict in ("CONFIRMED", "REFUTED") for v in verdicts)
     return EXIT_OK if decided else EXIT_UNDECIDED
 

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "step's loss range needs at most 2^16 grid points)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret computation")
     p.add_argument("--certificate", metavar="FILE", default=None,
-                   help="write a certificate of the (ε, δ) upper end (check with `certdp verify FILE`)")
+                   help="write a certificate of the (ε, δ) upper end, or with --mu of the GDP report "
+                        "(μ-GDP except η; check with `certdp verify FILE`)")
     p.add_argument("--upper-only", action="store_true",
                    help="certified upper bound only (faster; lower end reported as 0)")
     add_json_flag(p)
@@ -63,9 +64,9 @@ def _run(args: argparse.Namespace) -> int:
                 two_sided=not args.upper_only)
 
     if args.certificate:
-        from certdp.certificates.writer import dpsgd_certificate, write  # noqa: PLC0415
+        from certdp.certificates.writer import dpsgd_certificate, gdp_except_certificate, write  # noqa: PLC0415
 
-        write(dpsgd_certificate(res), args.certificate)
+        write(gdp_except_certificate(res) if args.mu else dpsgd_certificate(res), args.certificate)
 
     def human() -> str:
         how = (f"certified PLD accountant, h = {res.settings['h']}" if "h" in res.settings

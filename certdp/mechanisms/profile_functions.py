@@ -1,25 +1,15 @@
-"""(P, P'): a mechanism's profile expression and its derivative compiled to
-ball functions, for the second-order cell test of :mod:`certdp.numerics.cells`.
-
-sympy writes derivatives of Max/Min with Heaviside, which we evaluate as the
-step 0/1 (a union on a tie); expressions whose derivative needs DiracDelta or
-unevaluated derivatives are not offered (None).
-"""
+"""(P, P') of a mechanism's profile expression, compiled to ball functions, for
+the second-order cell test of :mod:`certdp.numerics.cells`; see
+:func:`certdp.expr.derivative.expression_functions`."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-import sympy
 from flint import arb
 
 from certdp.errors import InputError
-from certdp.expr import compile_ball
-from certdp.expr.symbols import EPS
-
-
-def _step(*args: Any) -> sympy.Expr:
-    return sympy.Piecewise((0, args[0] < 0), (1, True))
+from certdp.expr.derivative import expression_functions
 
 
 def profile_functions(mech: Any) -> tuple[Callable[[arb], arb], Callable[[arb], arb]] | None:
@@ -27,13 +17,6 @@ def profile_functions(mech: Any) -> tuple[Callable[[arb], arb], Callable[[arb], 
     or None when the expression or its derivative cannot be evaluated."""
     try:
         p = mech.profile()
-        if not isinstance(p, sympy.Basic) or p.free_symbols - {EPS}:
-            return None
-        d = sympy.diff(p, EPS).replace(sympy.Heaviside, _step)
-        if d.has(sympy.DiracDelta) or d.has(sympy.Derivative) or d.has(sympy.Subs):
-            return None
-        fp = compile_ball(p, (EPS,))
-        fd = compile_ball(d, (EPS,))
     except (InputError, NotImplementedError, TypeError, ValueError, AttributeError):
         return None
-    return fp, fd
+    return expression_functions(p)
