@@ -272,6 +272,15 @@ class GDPAnswer:
     kind: ProfileKind = ProfileKind.EXACT
     assumptions: tuple[str, ...] = ()
     spec: str = ""
+    residual_exact: Fraction | None = None  # η itself when it is a known rational (PLD report)
+
+    def residual_at_most(self, bound: Fraction) -> bool:
+        """Is the certified residual η <= ``bound``?"""
+        if self.residual is None:
+            return True
+        if self.residual_exact is not None:
+            return self.residual_exact <= bound
+        return bool(self.residual.hi <= Enclosure.exact(bound).lo)
 
     @property
     def exact(self) -> bool:
@@ -307,7 +316,7 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
             strict = strict_mu_lower(inner.mechanism.sigma / inner.mechanism.sensitivity, k)  # type: ignore[attr-defined]
         mu = rep.mu if acc.two_sided else upper_only(rep.mu)
         return GDPAnswer(mu, rep.residual, strict, f"{acc.method}; trade-off curve μ* (Gomez et al. 2025 eq. 21)",
-                         None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
+                         None, mech.profile_kind, tuple(mech.assumptions), mech.spec(), rep.residual_exact)
     from certdp.analyses.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
 
     m = measure(mech, width=width, eps_max=eps_max, eta_max=DEFAULT_ETA_MAX if eta_max is None else eta_max)

@@ -13,16 +13,19 @@ M_k − γ S_k with M_k = ν((y_k, ∞]) and S_k = Σ_{j>k} m_j e^{−y_j}.  The
 breakpoints of the trade-off curve of ν are (α_k, β_k) = (S_k, 1 − M_k)
 (Gomez et al. 2025 Thm A.10).
 
-* **μ with residual.**  For every k, δ_μ(γ) >= 1 − f_μ(S_k) − γ S_k, so
-  f_μ(α_k) <= β_k, i.e. μ >= Φ⁻¹(M_k) − Φ⁻¹(S_k) (eq. 21 with
-  Φ⁻¹(1−p) = −Φ⁻¹(p)), proves δ_μ >= M_k − γ S_k for all γ.  Checking every
-  segment that meets ε ∈ [0, y_c] proves δ(ε) <= δ_μ(ε) there; beyond y_c,
-  δ(ε) <= D(e^{y_c}) <= M_c.  Hence the certified statement
+* **μ with residual.**  D(γ) = max_k (M_k − γ S_k), and for every k,
+  δ_μ(γ) >= 1 − f_μ(S_k) − γ S_k.  So f_μ(S_k) <= 1 − M_k + η, i.e.
+  μ >= Φ⁻¹(M_k − η) − Φ⁻¹(S_k) (eq. 21 with the residual moved inside,
+  Φ⁻¹(1−p) = −Φ⁻¹(p)), proves M_k − γ S_k <= δ_μ(γ) + η for all γ; a k with
+  M_k <= η needs nothing (M_k − γ S_k <= η).  Checking every k from the
+  segment holding ε = 0 up to the cut c (the first k with M_k <= η; M_k
+  decreases) proves the certified statement
 
-      δ(ε) <= δ_μ(ε) + η   for all ε >= 0, both relations,   η = max_r M_c,
+      δ(ε) <= δ_μ(ε) + η   for all ε >= 0, both relations,
 
-  ("μ-GDP except η", DESIGN.md).  y_c is the first support point whose
-  upper mass M_c is <= the requested residual.  μ.hi is the reported μ.
+  ("μ-GDP except η", DESIGN.md) with η the requested residual.  Using the
+  residual inside each segment, not only beyond the cut, is what makes μ.hi
+  tight: near the cut M_k is of the order of η.  μ.hi is the reported μ.
   μ.lo: for μ < μ.lo the lower PLD shows δ(ε_j) > δ_μ(ε_j) + η at a point, so
   no μ below μ.lo is "μ-GDP except η".  The strict GDP parameter can be far
   larger (Liu et al. 2022 Thm 4.4: Poisson-subsampled Gaussian has tail μ = √T/σ).
@@ -204,6 +207,7 @@ class GDPReport:
     regret: Enclosure | None
     advantage: Enclosure
     mu_reported: Enclosure
+    residual_exact: Fraction | None = None  # η itself (the residual's enclosure holds it)
 
     def to_json(self) -> dict:
         out = {"mu": self.mu, "residual": self.residual, "advantage": self.advantage}
@@ -222,35 +226,43 @@ class GDPReport:
 MU_SLACK = Fraction(1, 2**20)
 
 
-def _mu_upper_one(prof: _Profile, resid_units: int) -> tuple[arb, int]:
-    """Certified upper bound of max_{k0 <= k < c} Φ⁻¹(M_k) − Φ⁻¹(S_k) (eq. 21)
-    and the cut index c (first k >= k0 with M_k <= the residual target)."""
+def _mu_upper_one(prof: _Profile, resid: Fraction) -> tuple[arb, int]:
+    """Certified upper bound of max_{k0 <= k < c} Φ⁻¹(M_k − η) − Φ⁻¹(S_k) (eq. 21
+    with the residual η inside) and the cut index c (first k >= k0 with M_k <= η)."""
     n = len(prof.ys)
     if prof.offset > 0:
         # the segment [0, y_0) would need the vertex (S_all, 1 − M_all): not handled
         raise PrecisionError("PLD support lies above 0: refine the grid (smaller h)")
     k0 = prof.first_nonneg()
+    resid_units = resid * (1 << prof.bits)  # exact comparison with the integer units
     c = k0
     while c < n - 1 and prof.M_units[c] > resid_units:
         c += 1
+    if prof.M_units[c] > resid_units:
+        raise PrecisionError("the residual is below the upper PLD's mass at +infinity")
+
+    def above(k: int) -> arb:
+        # M_k − η > 0 exactly (k < c); its ball's upper end bounds Φ⁻¹ from above
+        return upper_bound(to_ball(prof.M_units[k] - resid_units) * arb(2) ** (-prof.bits))
 
     def val(k: int) -> arb:
-        M, S = prof.M[k], prof.S[k]
-        if not (M > 0 and S > 0 and M < 1 and S < 1):
+        M, S = above(k), prof.S[k]
+        if not (S > 0 and M < 1 and S < 1):
             raise PrecisionError(f"breakpoint {k} is outside (0,1)^2: M={M}, S={S}")
         return phi_inv_upper(M) - phi_inv_lower(S)  # exact upper bound
 
     def block_bound(k1: int, k2: int) -> arb:
-        # M_k and S_k decrease with k: on [k1, k2] the value is <= Φ⁻¹(M_k1) − Φ⁻¹(S_k2)
-        M, S = prof.M[k1], prof.S[k2]
-        if not (M > 0 and S > 0 and M < 1 and S < 1):
+        # M_k and S_k decrease with k: on [k1, k2] the value is <= Φ⁻¹(M_k1 − η) − Φ⁻¹(S_k2)
+        M, S = above(k1), prof.S[k2]
+        if not (S > 0 and M < 1 and S < 1):
             return arb("inf")
         return phi_inv_upper(M) - phi_inv_lower(S)
 
     if c <= k0:
         return arb(0), c
     # incumbent from a float estimate of the argmax (search only)
-    est = [_ndtri(float(prof.M[k].mid())) - _ndtri(float(prof.S[k].mid())) for k in range(k0, c)]
+    eta_f = float(resid)
+    est = [_ndtri(float(prof.M[k].mid()) - eta_f) - _ndtri(float(prof.S[k].mid())) for k in range(k0, c)]
     finite = [(v, i) for i, v in enumerate(est) if math.isfinite(v)]
     kbest = k0 + (max(finite)[1] if finite else 0)
     best = upper_bound(val(kbest))
@@ -281,31 +293,34 @@ def _mu_upper_one(prof: _Profile, resid_units: int) -> tuple[arb, int]:
 
 
 def _mu_lower_one(prof_lo: _Profile, resid: arb) -> arb:
-    """Certified lower bound: max over a few points of μ_GDP(ε_j, δ_L(ε_j) − η)."""
+    """Certified lower bound: max over a few points of μ_GDP(ε_j, δ_L(ε_j) − η).
+    The points are chosen by floats (search only): a coarse pass over the
+    support, then every point near the three best."""
+    from certdp.numerics.ball import dyadic_to_fraction  # noqa: PLC0415
     from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
     n = len(prof_lo.ys)
     k0 = prof_lo.first_nonneg()
-    cand = []
-    for k in range(k0, n, max(1, (n - k0) // 400)):
+    eta_f = float(resid.mid())
+
+    def guess(k: int) -> float | None:
         if prof_lo.ys[k] <= 0:
-            continue
-        d = prof_lo.delta_at(k) - resid
-        df = float(d.mid())
-        if not df > 0:
-            continue
-        e = float(prof_lo.ys[k])
-        cand.append((_mu_float(e, df), k))
-    if not cand:
+            return None
+        df = float(prof_lo.delta_at(k).mid()) - eta_f
+        return _mu_float(float(prof_lo.ys[k]), df) if df > 0 else None
+
+    stride = max(1, (n - k0) // 400)
+    coarse = [(g, k) for k in range(k0, n, stride) if (g := guess(k)) is not None]
+    if not coarse:
         return arb(0)
-    cand.sort(reverse=True)
+    coarse.sort(reverse=True)
+    near = {j for _, k in coarse[:3] for j in range(max(k0, k - stride), min(n, k + stride + 1))}
+    cand = sorted(((g, k) for k in near if (g := guess(k)) is not None), reverse=True)
     best = arb(0)
     for _, k in cand[:3]:
         d = lower_bound(prof_lo.delta_at(k) - resid)
         if not d > 0 or not d < 1:
             continue
-        from certdp.numerics.ball import dyadic_to_fraction  # noqa: PLC0415
-
         enc = mu_from_eps_delta(prof_lo.ys[k], dyadic_to_fraction(d))
         if enc.lo > best:
             best = enc.lo
@@ -643,14 +658,12 @@ def gdp_report(accountant, residual: object = Fraction(1, 10**10), regret: bool 
     with working_precision(PREC):
         profs_up = [_Profile.of(plds_up[k]) for k in ("add", "remove")]
         profs_lo = [_Profile.of(plds_lo[k]) for k in ("add", "remove")] if two_sided else []
-        mus, etas = [], []
-        for prof in profs_up:
-            units = int(r * (1 << prof.bits))
-            m, c = _mu_upper_one(prof, units)
-            mus.append(m)
-            etas.append(upper_bound(prof.M[c]) if c < len(prof.M) else upper_bound(prof.M_inf))
+        # η: the requested residual, or the mass beyond the last support point when
+        # that is larger (no finite μ covers it)
+        eta = max([r] + [Fraction(p.M_units[-1], 1 << p.bits) for p in profs_up if len(p.M_units)])
+        mus = [_mu_upper_one(prof, eta)[0] for prof in profs_up]
         mu_hi = mus[0] if mus[0] > mus[1] else mus[1]
-        eta_hi = etas[0] if etas[0] > etas[1] else etas[1]
+        eta_hi = upper_bound(to_ball(eta))
         # μ.lo is certified against the larger of the achieved and the requested
         # residual: no μ' < μ.lo satisfies δ <= δ_μ' + η' for any η' <= that
         # value (a larger η' only lowers the bound, so this is the weaker, and
@@ -672,4 +685,5 @@ def gdp_report(accountant, residual: object = Fraction(1, 10**10), regret: bool 
         regret=reg,
         advantage=adv,
         mu_reported=Enclosure(mu_hi, mu_hi),
+        residual_exact=eta,
     )

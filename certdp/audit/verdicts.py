@@ -187,10 +187,11 @@ def _gdp(claim: Claim, want_certificate: bool) -> Verdict:
         return verdict(INCONCLUSIVE, None, f"μ ∈ {enc} straddles {mu_s}")
     if ans.residual is None:
         return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s}")
-    if claim.residual is not None and _hi_le(ans.residual, claim.residual):
-        return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} except residual ≤ {ans.residual.hi_str(4)}")
+    eta_s = _s(ans.residual_exact) if ans.residual_exact is not None else ans.residual.hi_str(4)
+    if claim.residual is not None and ans.residual_at_most(claim.residual):
+        return verdict(CONFIRMED, True, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} except residual ≤ {eta_s}")
     return verdict(INCONCLUSIVE, None, f"μ ≤ {enc.hi_str(8)} ≤ {mu_s} only except a residual ≤ "
-                   f"{ans.residual.hi_str(4)}, which the claim does not allow")
+                   f"{eta_s}, which the claim does not allow")
 
 
 def _gdp_certificate(claim: Claim, ans: Any, v: str) -> tuple[dict | None, str | None]:

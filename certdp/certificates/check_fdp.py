@@ -10,14 +10,15 @@ and with M_k = ν((y_k, ∞]), S_k = Σ_{j>k} m_j e^{−y_j}:
 
 * on ε ∈ [y_k, y_{k+1}) the bound is F_ε(ν) = M_k − e^ε S_k >= δ(ε);
 * δ_μ(ε) = sup_α 1 − f_μ(α) − e^ε α >= 1 − f_μ(S_k) − e^ε S_k, and
-  f_μ(S_k) <= 1 − M_k iff μ >= Φ⁻¹(M_k) − Φ⁻¹(S_k) (Gomez et al. 2025 eq. 21);
-  so that inequality on every segment meeting [0, y_c) proves δ <= δ_μ there;
+  f_μ(S_k) <= 1 − M_k + η iff μ >= Φ⁻¹(M_k − η) − Φ⁻¹(S_k) (Gomez et al.
+  2025 eq. 21 with the residual inside); so that inequality on every segment
+  meeting [0, y_c) proves δ <= δ_μ + η there;
 * c is the first index (from the segment holding ε = 0) with M_c <= η: for
   ε >= y_c, δ(ε) <= F_ε(ν) <= M_c <= η.
 
 M_k are exact integers (units of 2^−bits), so c is found exactly; the segment
 inequalities are decided in ball arithmetic by bisection over blocks of
-segments (on [k1, k2] the value is <= Φ⁻¹(M_{k1}) − Φ⁻¹(S_{k2}): both decrease).
+segments (on [k1, k2] the value is <= Φ⁻¹(M_{k1} − η) − Φ⁻¹(S_{k2}): both decrease).
 An undecided comparison is retried at twice the precision, then fails.
 
 Document::
@@ -112,9 +113,7 @@ def _relation(pld: tuple[int, tuple[int, ...], int], h: Fraction, bits: int, mu:
     stack = [(k0, c - 1)]
     while stack:
         k1, k2 = stack.pop()
-        if M[k1] == 0:
-            continue  # the bound is <= 0 on these segments
-        m, s = to_ball(M[k1]) * scale, S[k2]
+        m, s = to_ball(M[k1] - eta_units) * scale, S[k2]  # M − η > 0 exactly (k1 < c)
         if m < 1 and s > 0:
             bound = _phi_inv(m) - _phi_inv(s)
             if bound <= to_ball(mu):
@@ -122,7 +121,7 @@ def _relation(pld: tuple[int, tuple[int, ...], int], h: Fraction, bits: int, mu:
             if k1 == k2:
                 if bound > to_ball(mu):
                     return (f"segment {k1} (eps in [{(offset + k1) * h}, {(offset + k1 + 1) * h}]): "
-                            f"Phi^-1(M) - Phi^-1(S) > mu = {mu} (Gomez et al. 2025 eq. 21)")
+                            f"Phi^-1(M - eta) - Phi^-1(S) > mu = {mu} (Gomez et al. 2025 eq. 21)")
                 return None
         elif k1 == k2:
             if s <= 0 or m >= 1:

@@ -197,9 +197,11 @@ def gdp_except_certificate(res: Any) -> dict[str, Any]:
                                      res.mu.lo_str(CLAIM_DIGITS))
     spec = f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
     evidence = {"pld": {k: res.settings[k] for k in ("h", "tau", "z", "bits")}}
+    eta = res.settings.get("residual")
+    eta_str = number(Fraction(eta)) if eta is not None else None
     for digits in (12, 8, 6):
         claim = {"kind": "gdp_except", "mu": decimal_string(res.mu.hi, digits, "up"),
-                 "residual": decimal_string(res.residual.hi, digits, "up")}
+                 "residual": eta_str or decimal_string(res.residual.hi, digits, "up")}
         doc = envelope(claim, spec, evidence, 128)
         if check(doc).valid:
             return doc

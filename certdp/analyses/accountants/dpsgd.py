@@ -122,6 +122,8 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         kw.update(mu=rep.mu, residual=rep.residual, regret=rep.regret,
                   advantage=rep.advantage, strict_mu_at_least=strict_mu_lower(s, T))
     settings = acc.discretisation()
+    if mu:
+        settings["residual"] = str(rep.residual_exact)  # the exact η the μ report proves
     target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
 
