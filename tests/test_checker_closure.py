@@ -14,7 +14,8 @@ table (commit 44c4352) 43 modules, 7,528 lines; with the table instead of the
 catalog 35 modules, 6,542 lines; with the kinds added since (gdp_except,
 not_gdp_except, not_dp from dominated PLDs, the binomial profile of pure-DP
 compositions) 37 modules, 7,048 lines; with the mpmath kernel's second-order
-cells and adp_not_prdp 37 modules, 7,150 lines.
+cells and adp_not_prdp 37 modules, 7,150 lines; with the profile-pair evidence
+for generic-engine answers (check_profile_pld) 38 modules, 7,318 lines.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 37
-MAX_LINES = 7_200
+MAX_MODULES = 38
+MAX_LINES = 7_350
 
 
 def _module_level_imports(mod: str) -> set[str]:

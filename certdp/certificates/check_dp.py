@@ -36,6 +36,9 @@ from certdp.certificates.schema import (
 )
 from certdp.certificates.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
                                           subsampled_gaussians)
+from certdp.certificates.check_profile_pld import delta_upper as profile_delta_upper
+from certdp.certificates.check_profile_pld import parse_evidence as parse_profile_evidence
+from certdp.certificates.check_profile_pld import split as profile_split
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
@@ -44,6 +47,7 @@ from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
+EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile")
 
 
 def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -53,9 +57,9 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     if not isinstance(doc["mechanism"], str):
         raise MalformedCertificate("mechanism must be a spec string")
     claim = _fields(doc["claim"], "claim", {"kind", "eps", "delta"}, {"assumptions"})
-    ev = _fields(doc["evidence"], "evidence", set(), {"delta_at_eps", "pld", "pld_lower"})
-    if len(set(ev) & {"delta_at_eps", "pld", "pld_lower"}) > 1:
-        raise MalformedCertificate("evidence: give one of delta_at_eps, pld, pld_lower")
+    ev = _fields(doc["evidence"], "evidence", set(), set(EVIDENCE))
+    if len(set(ev) & set(EVIDENCE)) > 1:
+        raise MalformedCertificate(f"evidence: give one of {', '.join(EVIDENCE)}")
     if "delta_at_eps" in ev:
         enc = _fields(ev["delta_at_eps"], "evidence.delta_at_eps", {"lo", "hi"}, set())
         number_string(enc["lo"], "evidence.delta_at_eps.lo")
@@ -73,6 +77,11 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
             raise MalformedCertificate("evidence.pld proves upper bounds on delta only (kind 'dp')")
         parse_evidence(ev["pld"])
         subsampled_gaussians(mech)
+    elif "pld_profile" in ev:
+        if claim["kind"] != "dp":
+            raise MalformedCertificate("evidence.pld_profile proves upper bounds on delta only (kind 'dp')")
+        parse_profile_evidence(ev["pld_profile"])
+        profile_split(mech)
     elif "pld_lower" in ev:
         if claim["kind"] != "not_dp":
             raise MalformedCertificate("evidence.pld_lower proves lower bounds on delta only (kind 'not_dp')")
@@ -95,6 +104,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
     pld = doc["evidence"].get("pld")
     pld_lower = doc["evidence"].get("pld_lower")
+    pld_profile = doc["evidence"].get("pld_profile")
 
     def test(prec: int) -> tuple[bool, str | None] | None:
         if pld_lower is not None:  # a lower bound only: it refutes dp, it cannot prove it
@@ -105,8 +115,13 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
                                f"{decimal_string(y, 8, 'down')} does not refute delta <= {claim['delta']}")
             return None
-        if pld is not None:  # an upper bound only: it proves dp, it cannot refute it
-            y = delta_upper(mech, eps, pld, prec)
+        if pld is not None or pld_profile is not None:  # an upper bound only: it proves dp, never refutes
+            if pld is not None:
+                y = delta_upper(mech, eps, pld, prec)
+            else:
+                y = profile_delta_upper(doc["mechanism"], mech, eps, pld_profile, prec)
+                if isinstance(y, str):
+                    return False, y
             if upper_bound(y) <= lower_bound(to_ball(delta)):
                 return True, None
             if prec >= 2 * doc["precision"]:

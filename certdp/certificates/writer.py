@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from certdp.certificates.schema import FORMAT, VERSION
 from certdp.mechanisms.format import format_number
 from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
-from certdp.errors import InputError
+from certdp.errors import InputError, check_budget
+from certdp.numerics.ball import to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure, decimal_string
 from certdp.numerics.exact import exact, fraction_to_str
 
@@ -147,10 +148,10 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
 
         try:
             as_subsampled_gaussian(mech)
+            evidence = {"pld": PLDAccountant().compose(mech).discretisation()}
         except InputError:
-            raise InputError(f"certificates for {spec} are not supported yet: the independent checker "
-                             "re-derives (subsampled) Gaussian PLDs only") from None
-        evidence = {"pld": PLDAccountant().compose(mech).discretisation()}
+            return _profile_pld_certificate(mech, spec, eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi,
+                                            assumptions=assumptions)
     for digits in (12, 8, 6):
         if eps_hi is not None:
             e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
@@ -163,6 +164,75 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
         if check(doc).valid:
             return doc
     raise InputError("the independent checker could not re-derive this bound; no certificate written")
+
+
+#: profile-pair evidence: sample the profile until it is below this, on at most this many knots
+PROFILE_TAIL = Fraction(1, 10**18)
+PROFILE_BITS = 96
+PROFILE_TAU = Fraction(1, 10**16)
+
+
+def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
+    """Evidence ``pld_profile`` for ``compose(M, k=n)`` with M closed-form in the checker's
+    table: the knots of the certified lower convex hull of M's sampled profile on the grid
+    h (:func:`certdp.analyses.accountants.discretise._hull_breakpoints`), computed from the
+    checker's own samples so that it re-derives the same chain.  None when M's profile
+    pair cannot be built (the completion's mass at 0 is not proved >= 0)."""
+    from certdp.analyses.accountants.discretise import _hull_breakpoints  # noqa: PLC0415
+    from certdp.certificates.check_pld import MAX_GRID  # noqa: PLC0415
+    from certdp.certificates.check_profile_pld import profile_samples, split  # noqa: PLC0415
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+    from certdp.certificates.schema import MalformedCertificate  # noqa: PLC0415
+
+    try:
+        base, _ = split(parse(spec, exclude=NOT_CHECKABLE))
+    except (InputError, MalformedCertificate):
+        return None
+    with working_precision(128):
+        D: list[Any] = []
+        i = 0
+        while True:
+            check_budget("sampling the profile for the certificate", i, None)
+            D += profile_samples(base, h, tuple(range(i, i + 256)))
+            if D[-1] == 0 or upper_bound(D[-1]) <= to_ball(PROFILE_TAIL) or len(D) >= MAX_GRID // 2:
+                break
+            i += 256
+        last = next((j for j, v in enumerate(D) if v == 0 or v <= to_ball(PROFILE_TAIL)), len(D) - 1)
+        chain = _hull_breakpoints(D[:last + 1], h)
+    if chain is None:
+        return None
+    return {"h": number(h), "bits": PROFILE_BITS, "tau": number(PROFILE_TAU), "knots": list(chain[0])}
+
+
+def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",
+                             delta_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any]:
+    """Kind ``dp`` with evidence ``pld_profile`` (:mod:`certdp.certificates.check_profile_pld`):
+    the grid is refined (h, h/2, h/4 from the engine's h) until the checker proves the
+    answer's upper end rounded up to 12, 8 or 6 digits."""
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.certificates.checker import check  # noqa: PLC0415
+
+    h = Fraction(PLDAccountant().compose(mech).discretisation()["h"])
+    for refine in range(3):
+        check_budget("refining the certificate's grid", refine, 3)
+        evidence = profile_pld_evidence(spec, h / 2**refine)
+        if evidence is None:
+            break
+        for digits in (12, 8, 6):
+            if eps_hi is not None:
+                e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
+            else:
+                e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, "up")
+            claim: dict[str, Any] = {"kind": "dp", "eps": e, "delta": d}
+            if assumptions:
+                claim["assumptions"] = list(assumptions)
+            doc = envelope(claim, spec, {"pld_profile": evidence}, 128)
+            if check(doc).valid:
+                return doc
+    raise InputError(f"certificates for {spec} are not supported: the independent checker re-derives "
+                     "(subsampled) Gaussian PLDs and compositions of one mechanism with a closed-form "
+                     "profile, and could not prove this answer from its profile pair")
 
 
 def dpsgd_certificate(res: Any) -> dict[str, Any]:

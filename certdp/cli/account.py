@@ -64,6 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "rdp: the Renyi-DP accountant (an upper bound only, names order and conversion)")
     p.add_argument("--conversion", choices=("improved", "classic"), default=None,
                    help="rdp only: the RDP-to-(eps, delta) conversion (default: the better of the two)")
+    p.add_argument("--certificate", metavar="FILE", default=None,
+                   help="write a certificate of the answer's upper end (check with `certdp verify FILE`); "
+                        "one --mechanism only")
     p.add_argument("--width", default=None, metavar="W",
                    help="with --delta: refine until the eps enclosure is at most W wide (exact number; "
                         "auto route only; upper-bound-only routes cannot narrow)")
@@ -78,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give at least one --mechanism")
     if not 4 <= args.rel_bits <= 200:
         raise InputError(f"--rel-bits must lie in [4, 200], got {args.rel_bits}")
+    if args.certificate and len(args.items) != 1:
+        raise InputError("--certificate needs a single --mechanism (with --times): certificates for "
+                         "heterogeneous compositions are not supported yet")
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
     from certdp.analyses.dispatch import composition_accountant  # noqa: PLC0415
 
@@ -106,15 +112,32 @@ def run(args: argparse.Namespace) -> int:
 
         e, method = narrowed_epsilon(mechs, args.delta, args.width, rel_bits=args.rel_bits)
         desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", {"eps": e})
+        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
         return EXIT_OK
     if args.eps is not None:
         d = acc.delta(args.eps)
-        emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", {"delta": d})
+        emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}{_certify(args, d)}", {"delta": d})
     else:
         e = acc.epsilon(args.delta)
-        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", {"eps": e})
+        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
     return EXIT_OK
+
+
+def _certify(args: argparse.Namespace, answer: object) -> str:
+    """Write --certificate FILE for the answer's upper end (one mechanism, any count); the text to print."""
+    if not args.certificate:
+        return ""
+    from certdp.certificates.writer import upper_dp_certificate, write  # noqa: PLC0415
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    spec, k = args.items[0]
+    mech = parse_spec(spec if k == 1 else f"compose({spec}, k={k})")
+    if args.eps is not None:
+        doc = upper_dp_certificate(mech, eps=args.eps, delta_hi=answer)
+    else:
+        doc = upper_dp_certificate(mech, delta=args.delta, eps_hi=answer)
+    write(doc, args.certificate)
+    return f"\ncertificate (ε = {doc['claim']['eps']}, δ = {doc['claim']['delta']}) written to {args.certificate}"
 
 
 def _run_rdp(args: argparse.Namespace, mechs: list) -> int:

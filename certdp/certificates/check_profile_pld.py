@@ -1,0 +1,156 @@
+"""Independent re-derivation of an upper bound on δ(ε) for ``compose(M, k=n)``
+(or ``M``) from the closed-form privacy profile of M in the checker's table: the
+evidence ``pld_profile`` of a ``dp`` certificate (answers of the generic PLD
+engine: Laplace, randomized response, pure/approximate DP, subsampled ones, …).
+
+Mathematics (Zhu, Dong & Wang 2022, seed 002 §4.1, Def 7 and Lemma 9: a
+symmetric pair built from a privacy profile dominates the mechanism):
+
+* With γ = e^ε, the profile δ(γ) is convex and non-increasing (a hockey-stick
+  divergence, the max over both orders of every neighbouring pair).  Take
+  D_j >= δ(ε_j) at the stated knots ε_j = i_j h (i_0 = 0, upper ends of the
+  table's closed form, capped by 1 and by the previous knot's value: δ does not
+  increase) and the piecewise-linear F through (e^{ε_j}, D_j), constant D_L
+  beyond the last knot.  F >= δ: between knots F is a chord through points above
+  the convex δ.  The checker *proves* that F is convex (slopes s_j certainly
+  increase, the last one is <= 0) and that the completion below has mass >= 0
+  (D_0 + 2 S_0 < 1 with S_0 = −s_0).
+* F is the hockey-stick curve of the symmetric loss law with P-masses
+  m_j = e^{ε_j}(s_j − s_{j−1}) at ε_j, (s_j − s_{j−1}) at −ε_j, D_L at +∞ and
+  1 − D_L − Σ(...) at 0; it dominates both orders of every neighbouring pair, so
+  its n-fold composition dominates M's (composition preserves dominance).
+* Masses are rounded up to multiples of 2^−bits (more mass only raises every
+  F_ε); composition and the τ-truncation are those of
+  :mod:`certdp.certificates.check_pld` (rounded up, tails moved up / to +∞).
+
+The knots are evidence (the writer found them); the checker only re-evaluates
+and proves.  Assumptions of M (a ``profile("...")`` with unproved hypotheses)
+travel with the claim as everywhere else.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping
+
+from flint import arb
+
+from certdp.certificates.check_pld import MAX_BITS, MAX_GRID, compose, f_eps
+from certdp.certificates.schema import MalformedCertificate, _fields, number_string
+from certdp.errors import InputError, check_budget
+from certdp.numerics.ball import to_ball, upper_bound, working_precision
+from certdp.numerics.exact import exact
+
+EVIDENCE_FIELDS = {"h", "bits", "tau", "knots"}
+MAX_COUNT = 10**9
+
+
+def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, tuple[int, ...]]:
+    """(h, bits, τ, knot indices) of ``evidence.pld_profile`` (MalformedCertificate if out of range)."""
+    ev = _fields(ev, "evidence.pld_profile", EVIDENCE_FIELDS, set())
+    try:
+        h = exact(number_string(ev["h"], "evidence.pld_profile.h"), "evidence.pld_profile.h")
+        tau = exact(number_string(ev["tau"], "evidence.pld_profile.tau"), "evidence.pld_profile.tau")
+    except InputError as err:
+        raise MalformedCertificate(str(err)) from None
+    bits, knots = ev["bits"], ev["knots"]
+    if type(bits) is not int or not 8 <= bits <= MAX_BITS:
+        raise MalformedCertificate(f"evidence.pld_profile.bits must be an integer in [8, {MAX_BITS}]")
+    if not (Fraction(1, 2**40) <= h <= 2**20 and 0 <= tau < 1):
+        raise MalformedCertificate("evidence.pld_profile: need 2^-40 <= h <= 2^20 and 0 <= tau < 1")
+    if (not isinstance(knots, list) or not knots or any(type(i) is not int for i in knots)
+            or knots[0] != 0 or any(not a < b for a, b in zip(knots, knots[1:])) or knots[-1] > MAX_GRID // 2):
+        raise MalformedCertificate("evidence.pld_profile.knots must be increasing integers from 0 "
+                                   f"to at most {MAX_GRID // 2}")
+    return h, bits, tau, tuple(knots)
+
+
+def split(mech: Any) -> tuple[Any, int]:
+    """(M, n) of ``compose(M, k=n)`` (nested compositions multiply) or (M, 1);
+    MalformedCertificate unless M has a closed-form profile in the checker's table."""
+    count = 1
+    while getattr(mech, "name", None) == "compose":
+        count *= int(mech.k)
+        mech = mech.mechanism
+    if not getattr(mech, "has_closed_form", True) or not 1 <= count <= MAX_COUNT:
+        raise MalformedCertificate("evidence.pld_profile certifies compose(M, k=n) for a mechanism M with a "
+                                   "closed-form profile in the checker's table")
+    return mech, count
+
+
+def profile_samples(mech: Any, h: Fraction, knots: tuple[int, ...]) -> list[arb]:
+    """D_j >= δ_M(i_j h): the table's upper ends, capped by 1 and by D_{j−1} (δ does not increase)."""
+    out: list[arb] = []
+    for j, i in enumerate(knots):
+        if not j % 256:
+            check_budget("evaluating the privacy profile at the knots", j, len(knots))
+        v = upper_bound(mech.delta_ball(to_ball(i * h)))
+        if not v.is_finite():
+            raise InputError(f"the profile is not finite at eps = {i * h}")
+        v = v if v < 1 else arb(1)
+        v = v if v > 0 else arb(0)
+        if out and v > out[-1]:
+            v = out[-1]
+        out.append(v)
+    return out
+
+
+def one_step(mech: Any, h: Fraction, bits: int, knots: tuple[int, ...]) -> tuple[int, list[int], int] | str:
+    """(offset, fixed-point P-masses on (offset + i)h, mass at +∞), rounded up, of the
+    symmetric profile pair through the knots — or the reason it is not proved."""
+    D = profile_samples(mech, h, knots)
+    g = [(i * to_ball(h)).exp() for i in knots]
+    slopes = [(D[j + 1] - D[j]) / (g[j + 1] - g[j]) for j in range(len(knots) - 1)] + [arb(0)]
+    if len(knots) > 1 and not D[0] - 2 * slopes[0] < 1:
+        return "the profile pair's mass at 0 is not proved >= 0 (first slope too steep)"
+    top, L = D[-1], knots[-1]
+    scale = arb(2) ** bits
+    coeffs = [0] * (2 * L + 1)  # index i + L holds loss i·h
+    total = top
+    for j in range(1, len(knots)):
+        d = slopes[j] - slopes[j - 1]
+        if not d >= 0:
+            return f"the interpolation is not proved convex at knot {knots[j]} (eps = {knots[j] * h})"
+        m = g[j] * d
+        total += m + d
+        coeffs[L + knots[j]] = max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0)
+        coeffs[L - knots[j]] = max(int(upper_bound(d * scale).ceil().unique_fmpz()), 0)
+    zero = 1 - total
+    if zero < 0:
+        return "the profile pair's mass at 0 is not proved >= 0"
+    coeffs[L] = max(int(upper_bound(zero * scale).ceil().unique_fmpz()), 0)
+    return -L, coeffs, max(int(upper_bound(top * scale).ceil().unique_fmpz()), 0)
+
+
+_CACHE: dict[tuple, tuple[int, tuple[int, ...], int] | str] = {}
+
+
+def upper_pld(spec: str, mech: Any, ev: Mapping[str, Any], prec: int) -> tuple[int, tuple[int, ...], int] | str:
+    """The composed upper PLD (offset, fixed-point masses, mass at +∞) of ``mech``
+    (whose spec string is ``spec``) from ``evidence.pld_profile``, or the step that
+    is not proved (str).  Cached: the writer may check a few roundings of one claim."""
+    h, bits, tau, knots = parse_evidence(ev)
+    key = (spec, h, bits, tau, knots, prec)
+    if key not in _CACHE:
+        base, count = split(mech)
+        with working_precision(prec):
+            step = one_step(base, h, bits, knots)
+            if isinstance(step, str):
+                _CACHE[key] = step
+            else:
+                offset, cs, inf = compose(step, count, bits, int(tau * (1 << bits)))
+                _CACHE[key] = (offset, tuple(cs), inf)
+        while len(_CACHE) > 4:
+            _CACHE.pop(next(iter(_CACHE)))
+    return _CACHE[key]
+
+
+def delta_upper(spec: str, mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb | str:
+    """A certified upper bound on δ_M(ε) re-derived from ``evidence.pld_profile``, or the
+    step that is not proved (str)."""
+    pld = upper_pld(spec, mech, ev, prec)
+    if isinstance(pld, str):
+        return pld
+    h, bits = parse_evidence(ev)[:2]
+    with working_precision(prec):
+        return upper_bound(f_eps((pld[0], list(pld[1]), pld[2]), h, bits, eps))
