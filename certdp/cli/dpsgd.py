@@ -10,6 +10,8 @@ advantage, and the strict tail bound μ >= √T/σ (Liu et al. 2022 Thm 4.4, §5
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import argparse
 
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
@@ -80,7 +82,11 @@ def _run(args: argparse.Namespace) -> int:
             if res.residual.hi == 0:
                 lines.append(f"  strict μ-GDP (no residual): μ ∈ {res.mu}, the trade-off curve is exactly f_μ")
             else:
-                lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η <= {res.residual.hi_str(6)}")
+                from certdp.mechanisms.format import format_number  # noqa: PLC0415
+
+                eta = res.settings.get("residual")
+                eta_s = format_number(Fraction(eta)) if eta is not None else f"<= {res.residual.hi_str(6)}"
+                lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η = {eta_s}")
                 lines.append(f"    proved: δ(ε) <= δ_μ(ε) + η for all ε >= 0 with μ = {res.mu.hi_str(8)}")
             lines.append(f"  strict GDP: μ >= √T/σ ∈ {res.strict_mu_at_least} (tail, Liu et al. 2022 Thm 4.4)")
             if res.regret is not None:

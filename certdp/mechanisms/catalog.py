@@ -5,6 +5,7 @@ from __future__ import annotations
 from certdp.mechanisms.base import Mechanism
 from certdp.mechanisms.basic import (
     ApproxDP,
+    DiscreteGaussian,
     DiscreteLaplace,
     Gaussian,
     GaussianDP,
@@ -31,6 +32,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         ClipReify,
         Profile,
         DiscreteLaplace,
+        DiscreteGaussian,
         "tradeoff",
         "sgd",
         "icea",

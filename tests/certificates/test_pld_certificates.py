@@ -127,8 +127,12 @@ def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_pa
         assert main(["verify", str(path)]) == 0
     capsys.readouterr()
     assert main(["profile", "compose(laplace(scale=1), k=3)", "--eps", "1", "--certificate",
+                 str(tmp_path / "l.json")]) == 0  # profile-pair evidence
+    assert main(["verify", str(tmp_path / "l.json")]) == 0
+    capsys.readouterr()
+    assert main(["profile", "compose(subsample(laplace(scale=1), rate=1/10), k=10)", "--delta", "1e-5", "--certificate",
                  str(tmp_path / "x.json")]) == 2
-    assert "not supported yet" in capsys.readouterr().err
+    assert "not supported" in capsys.readouterr().err
 
 
 def test_audit_certifies_confirmed_dp_claims_on_dpsgd():

@@ -55,6 +55,8 @@ def documents(tmp_path_factory) -> dict[str, dict]:
         "not_dp": dp_certificate("not_dp", gauss.spec(), "1", "0.0001", delta_mu("1/2", "1")),
         "dp_pld": upper_dp_certificate(parse_spec("dpsgd(noise=2, rate=1/10, steps=20)"), delta="1e-5",
                                        eps_hi=Enclosure.exact(Fraction(11, 10))),
+        "dp_profile": upper_dp_certificate(parse_spec("compose(laplace(scale=5), k=50)"), delta="1e-4",
+                                           eps_hi=Enclosure.exact(Fraction("5.37942"))),
         "value": value_certificate("mu_gdp", None, {"eps": "1", "delta": "1e-5"}, mu_from_eps_delta("1", "1e-5")),
         "adp_not_prdp": json.loads(prdp_path.read_text()),
     }
@@ -152,7 +154,7 @@ def test_no_false_claim_is_valid(documents):
 
 
 @settings(max_examples=TAMPER_EXAMPLES, deadline=None)
-@given(kind=st.sampled_from(["gdp", "gdp_head", "not_gdp", "dp_pld", "adp_not_prdp", "dp", "value"]),
+@given(kind=st.sampled_from(["gdp", "gdp_head", "not_gdp", "dp_pld", "dp_profile", "adp_not_prdp", "dp", "value"]),
        junk=st.sampled_from(["1e100000", "1e-400", "-1", "0", "", "abc", "9" * 5000, "1/0", None, 1.5, [], {}, True]),
        where=st.integers(0, 50))
 def test_junk_in_any_field_is_refused_or_checked_never_a_crash(documents, kind, junk, where):

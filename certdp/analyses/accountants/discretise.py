@@ -339,6 +339,21 @@ def discrete_laplace_law(t: Fraction, d: int) -> AtomLaw:
     return AtomLaw(tuple(atoms), anchor=1 / t)
 
 
+def discrete_gaussian_law(sigma: Fraction, d: int) -> AtomLaw:
+    """The discrete Gaussian's atoms (:class:`certdp.mechanisms.basic.DiscreteGaussian`),
+    losses (Δ² − 2Δx)/(2σ²) exactly; the tails beyond them (each <= 2^−400) are split
+    into a symbol with P-mass only (loss +∞) and one with Q-mass only (loss −∞): the
+    original pair is a post-processing of that one, so it dominates.  Their masses are
+    balls [0, bound]: the upper step takes the bound, the lower step 0 (dropped)."""
+    from certdp.mechanisms.basic import discrete_gaussian_parts  # noqa: PLC0415
+
+    with working_precision(PREC):
+        atoms, tail = discrete_gaussian_parts(sigma, d)
+        both = 2 * tail
+        return AtomLaw(tuple(Atom(ell, p, q) for ell, p, q in atoms), both, both,
+                       Fraction(d, 2) / (sigma * sigma))
+
+
 @dataclass(frozen=True)
 class LawSource:
     """A mechanism as the engine sees it: a symmetric base law (or a profile to
@@ -426,6 +441,8 @@ def law_source(mech: object) -> LawSource:
         return LawSource(LaplaceLaw(Fraction(mech.sensitivity) / Fraction(mech.scale)), label=label)
     if isinstance(mech, basic.DiscreteLaplace):
         return LawSource(discrete_laplace_law(Fraction(mech.scale), int(mech.sensitivity)), label=label)
+    if isinstance(mech, basic.DiscreteGaussian):
+        return LawSource(discrete_gaussian_law(Fraction(mech.sigma), int(mech.sensitivity)), label=label)
     if isinstance(mech, basic.RandomizedResponse):
         return LawSource(rr_p_law(Fraction(mech.p)), label=label)
     if isinstance(mech, basic.ApproxDP):
