@@ -13,7 +13,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from certdp.cli.common import DEFAULT_BUDGET, add_budget_flag, add_progress_flags, run_handler
+from certdp.cli.common import DEFAULT_BUDGET, add_budget_flag, add_digits_flag, add_progress_flags, run_handler
 
 #: Subcommand modules, in the order ``certdp --help`` lists them.
 COMMAND_MODULES = [
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     for leaf in _leaf_parsers(parser):
         add_progress_flags(leaf)
         add_budget_flag(leaf, DEFAULT_BUDGET)
+        add_digits_flag(leaf)
     return parser
 
 

@@ -92,6 +92,17 @@ def _reporter(args: argparse.Namespace):  # noqa: ANN202 - a RichReporter or a n
     return nullcontext(None)
 
 
+def add_digits_flag(p: argparse.ArgumentParser) -> None:
+    """``--digits N`` on every command: print enclosures with at most N significant
+    digits (outward-rounded).  Commands whose ``--digits`` already sets the accuracy
+    (``gdp``, ``profile``) print what that accuracy shows: one meaning, N digits."""
+    if "--digits" in p._option_string_actions:
+        return
+    p.add_argument("--digits", type=int, dest="display_digits", default=None, metavar="N",
+                   help="print enclosures with at most N significant digits, rounded outward "
+                        "(default: as many as their width shows; --json keeps full precision)")
+
+
 def run_handler(args: argparse.Namespace) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - argparse requires a subcommand
@@ -100,7 +111,10 @@ def run_handler(args: argparse.Namespace) -> int:
         from certdp.progress import reporting  # noqa: PLC0415
 
         seconds = getattr(args, "budget", None)
-        with budget(None if seconds is None else _seconds(seconds)), _reporter(args) as shown, reporting(shown):
+        from certdp.numerics.enclosure import display_limit  # noqa: PLC0415
+
+        with budget(None if seconds is None else _seconds(seconds)), _reporter(args) as shown, reporting(shown), \
+                display_limit(getattr(args, "display_digits", None)):
             return int(handler(args))
     except InputError as err:
         return fail(str(err))

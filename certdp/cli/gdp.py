@@ -19,7 +19,10 @@ def _table_rows(eps_list: list[str], delta_list: list[str]) -> list[dict]:
 
 def _format_table(eps_list: list[str], delta_list: list[str], rows: list[dict]) -> str:
     by_key = {(r["eps"], r["delta"]): r["mu"] for r in rows}
-    cells = {k: f"[{v.lo_str(8)}, {v.hi_str(8)}]" for k, v in by_key.items()}  # the one enclosure style
+    from certdp.numerics.enclosure import current_display_limit, display_limit  # noqa: PLC0415
+
+    with display_limit(current_display_limit() or 8):  # a table: 8 digits unless --digits N
+        cells = {k: str(v) for k, v in by_key.items()}  # the one enclosure style
     width = max(len(c) for c in cells.values())
     head = "ε \\ δ".ljust(8) + "  ".join(d.rjust(width) for d in delta_list)
     lines = ["μ-GDP equivalent to (ε, δ)-DP at each (ε, δ): certified enclosures of μ_GDP(ε, δ)", head]

@@ -14,7 +14,7 @@ import math
 import os
 from fractions import Fraction
 
-from certdp.cli.common import EXIT_OK
+from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.errors import InputError
 
 
@@ -116,8 +116,15 @@ def _run(args: argparse.Namespace) -> int:
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(args.output)
-    print(f"wrote {args.output}")
+    _report(args, "eps", xs, encs, label)
     return EXIT_OK
+
+
+def _report(args: argparse.Namespace, axis: str, xs: list[Fraction], encs: list, label: str) -> None:
+    """``wrote FILE``, or with --json the certified band that was drawn."""
+    emit(args, f"wrote {args.output}",
+         {"output": args.output, "plot": args.what, "spec": args.spec, "curve": label,
+          "band": [{axis: str(x), "enclosure": e} for x, e in zip(xs, encs)]})
 
 
 def _tradeoff(args: argparse.Namespace, plt, mech, mus: list[Fraction] | None) -> int:  # noqa: ANN001
@@ -147,7 +154,7 @@ def _tradeoff(args: argparse.Namespace, plt, mech, mus: list[Fraction] | None) -
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(args.output)
-    print(f"wrote {args.output}")
+    _report(args, "alpha", alphas, encs, f"f of {mech.spec()} ({method})")
     return EXIT_OK
 
 
@@ -165,4 +172,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--points", type=int, default=100, help="number of grid intervals (default 100)")
     p.add_argument("--mu", default=None, help="comma-separated reference mu values (default 1,2,4)")
     p.add_argument("--log", action="store_true", help="log scale for the profile plot")
+    add_json_flag(p)
     p.set_defaults(handler=_run)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from flint import arb
 
@@ -126,6 +128,27 @@ def parse_bound(text: str) -> arb:
     if not b.is_finite():
         raise InputError(f"not a finite decimal number: {text!r}")
     return b
+
+
+_DISPLAY_LIMIT: ContextVar[int | None] = ContextVar("certdp_display_limit", default=None)
+
+
+@contextmanager
+def display_limit(digits: int | None) -> Iterator[None]:
+    """Print enclosures (``str``) with at most ``digits`` significant digits, rounded
+    outward (None: no limit).  JSON output (:meth:`Enclosure.to_json`) is not affected."""
+    if digits is not None and not 1 <= digits <= 100:
+        raise InputError(f"digits must be an integer in [1, 100], got {digits}")
+    token = _DISPLAY_LIMIT.set(digits)
+    try:
+        yield
+    finally:
+        _DISPLAY_LIMIT.reset(token)
+
+
+def current_display_limit() -> int | None:
+    """The limit set by :func:`display_limit` (None: none)."""
+    return _DISPLAY_LIMIT.get()
 
 
 @dataclass(frozen=True)
@@ -402,18 +425,23 @@ class Enclosure:
         return {"lo": self.lo_str(digits), "hi": self.hi_str(digits)}
 
     def display_digits(self) -> int:
-        """Significant digits that show the width of the enclosure (+1), 4..30."""
+        """Significant digits that show the width of the enclosure (+1), 4..30, and at
+        most the limit of :func:`display_limit` (the CLI's ``--digits N``)."""
         rw = self.relative_width()
         if rw == 0:
-            return 17
-        if not math.isfinite(rw):
-            return 6
-        return int(min(30, max(4, math.ceil(-math.log10(rw)) + 1)))
+            auto = 17
+        elif not math.isfinite(rw):
+            auto = 6
+        else:
+            auto = int(min(30, max(4, math.ceil(-math.log10(rw)) + 1)))
+        limit = _DISPLAY_LIMIT.get()
+        return auto if limit is None else min(auto, limit)
 
     def _display_ends(self) -> tuple[str, ...]:
         """The printed ends: one string for an exactly printable point, else two."""
         if self.lo == self.hi:
-            lo_s, hi_s = self.lo_str(), self.hi_str()
+            limit = _DISPLAY_LIMIT.get()
+            lo_s, hi_s = (self.lo_str(), self.hi_str()) if limit is None else (self.lo_str(limit), self.hi_str(limit))
             return (lo_s,) if lo_s == hi_s else (lo_s, hi_s)
         d = self.display_digits()
         return self.lo_str(d, strip=False), self.hi_str(d, strip=False)
