@@ -1,0 +1,32 @@
+"""DP-SGD epsilon at delta = 1e-5, T = 100, sigma x q grid: dp_accounting's PLD accountant
+(grid 1e-4 default and 1e-3) against certdp's two-sided enclosure and upper bound, in one process,
+one run each after imports.  Needs the interop extra (dp-accounting).  Prints a Markdown table:
+docs/bench.md.  Run: python benchmarks/dpsgd_grid.py"""
+import time, tracemalloc
+from fractions import Fraction
+import dp_accounting
+from dp_accounting.pld import pld_privacy_accountant
+from certdp.analyses.accountants.dpsgd import dpsgd
+
+def dpa(sigma, q, T, delta, disc=1e-4):
+    t=time.perf_counter()
+    acc=pld_privacy_accountant.PLDAccountant(value_discretization_interval=disc)
+    ev=dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), T)
+    acc.compose(ev); e=acc.get_epsilon(delta)
+    return e, time.perf_counter()-t
+
+def cd(sigma, q, T, delta, two=True):
+    t=time.perf_counter()
+    r=dpsgd(Fraction(sigma), Fraction(q), T, delta=Fraction(delta), two_sided=two)
+    return r.eps, time.perf_counter()-t
+
+import sys
+rows=[]
+for sigma in ("0.5","1.1","2","9.4"):
+    for q in ("0.001","0.01","0.32768"):
+        T=100
+        e1,t1=dpa(float(sigma),float(q),T,1e-5)
+        e3,t3=dpa(float(sigma),float(q),T,1e-5,1e-3)
+        c2,tc2=cd(sigma,q,T,"1e-5",True)
+        c1,tc1=cd(sigma,q,T,"1e-5",False)
+        print(f"| {sigma} | {q} | {T} | {e1:.5f} ({t1:.2f} s) | {e3:.5f} ({t3:.2f} s) | {c2} ({tc2:.2f} s, x{tc2/t1:.1f}) | {float(c1.hi):.5f} ({tc1:.2f} s, x{tc1/t1:.1f}) |", flush=True)
