@@ -155,6 +155,13 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
 MAX_WIDTH_REFINE = 6
 
 
+def default_width(enc: Enclosure) -> Fraction:
+    """The width an ε answer is refined to without a request: at most 1 % of its
+    upper end and at most max(0.02, 0.1 % of it) (the DP-SGD default)."""
+    hi = enc.hi_exact
+    return min(hi / 100, max(Fraction(1, 50), hi / 1000))
+
+
 def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: object | None = None,
                      *, rel_bits: int = 34) -> tuple[Enclosure, str]:
     """ε enclosure of a composition, narrowed to ``width`` (absolute, exact) where the
@@ -166,7 +173,10 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
     acc, method = composition_accountant(items, rel_bits=rel_bits)
     enc = acc.epsilon(delta)  # type: ignore[attr-defined]
     if width is None:
-        return enc, method
+        w = default_width(enc)  # the default: as narrow as DP-SGD's (issue 16)
+        if enc.hi_exact - enc.lo_exact <= w or not hasattr(acc, "h"):
+            return enc, method
+        width = w
     w = exact(width, "width")
     if w <= 0:
         raise InputError(f"width must be > 0, got {width!r}")

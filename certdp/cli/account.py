@@ -92,6 +92,15 @@ def run(args: argparse.Namespace) -> int:
         return _run_rdp(args, mechs)
     if args.conversion is not None:
         raise InputError("--conversion applies to --accountant rdp only")
+    if args.width is not None and (args.delta is None or args.accountant != "auto"):
+        raise InputError("--width applies to --delta answers of the auto route")
+    if args.delta is not None and args.accountant == "auto":  # refined to --width, or to the default width
+        from certdp.analyses.dispatch import narrowed_epsilon  # noqa: PLC0415
+
+        e, method = narrowed_epsilon(mechs, args.delta, args.width, rel_bits=args.rel_bits)
+        desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
+        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
+        return EXIT_OK
     if args.accountant == "pld":
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
@@ -104,16 +113,7 @@ def run(args: argparse.Namespace) -> int:
         method = "phi accountant"
     else:
         acc, method = composition_accountant(mechs, rel_bits=args.rel_bits)
-    if args.width is not None and (args.delta is None or args.accountant != "auto"):
-        raise InputError("--width applies to --delta answers of the auto route")
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-    if args.width is not None:
-        from certdp.analyses.dispatch import narrowed_epsilon  # noqa: PLC0415
-
-        e, method = narrowed_epsilon(mechs, args.delta, args.width, rel_bits=args.rel_bits)
-        desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
-        return EXIT_OK
     if args.eps is not None:
         d = acc.delta(args.eps)
         emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}{_certify(args, d)}", {"delta": d})
