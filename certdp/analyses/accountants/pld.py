@@ -488,7 +488,16 @@ class DiscretePLD:
                 acc_m += int(cs[k])
                 acc_s += int(cs[k]) * w
                 w = w * eh
-            return zero, (hi if hi is not None else zero)
+            # the whole support lies above 0 and every F(y_k) <= δ: the root is in
+            # [0, y_0], where all masses count: F(ε) = M − e^ε S
+            y0 = upper_bound(self.offset * h)
+            if not acc_m > d:
+                raise PrecisionError("F(0) > delta but the total mass is not certainly above it")
+            if not acc_s > 0:
+                raise PrecisionError("finite atoms exist but their e^{-y} sum is not certainly positive")
+            root = ((acc_m - d) / acc_s).log()
+            lo, hi_r = lower_bound(root), upper_bound(root)
+            return (lo if lo > 0 else zero), (hi_r if hi_r < y0 else y0)
 
 
 def _ones(n: int) -> fmpz_poly:
