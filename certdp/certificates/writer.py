@@ -127,6 +127,23 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
     return envelope(claim, spec, {"delta_at_eps": delta_at_eps.to_json()}, precision)
 
 
+def _upper_dp_claims(eps: object, delta: object, eps_hi: "Enclosure | None", delta_hi: "Enclosure | None",
+                     assumptions: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The ``dp`` claims at an answer's upper end rounded up to 12, 8 and 6 digits
+    (the writer keeps the first the checker proves)."""
+    out = []
+    for digits in (12, 8, 6):
+        if eps_hi is not None:
+            e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
+        else:
+            e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, "up")
+        claim: dict[str, Any] = {"kind": "dp", "eps": e, "delta": d}
+        if assumptions:
+            claim["assumptions"] = list(assumptions)
+        out.append(claim)
+    return out
+
+
 def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
                          eps_hi: "Enclosure | None" = None, delta_hi: "Enclosure | None" = None,
                          assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -152,14 +169,7 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
         except InputError:
             return _profile_pld_certificate(mech, spec, eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi,
                                             assumptions=assumptions)
-    for digits in (12, 8, 6):
-        if eps_hi is not None:
-            e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
-        else:
-            e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, "up")
-        claim: dict[str, Any] = {"kind": "dp", "eps": e, "delta": d}
-        if assumptions:
-            claim["assumptions"] = list(assumptions)
+    for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
         doc = envelope(claim, spec, evidence, 128)
         if check(doc).valid:
             return doc
@@ -219,14 +229,7 @@ def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object
         evidence = profile_pld_evidence(spec, h / 2**refine)
         if evidence is None:
             break
-        for digits in (12, 8, 6):
-            if eps_hi is not None:
-                e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
-            else:
-                e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, "up")
-            claim: dict[str, Any] = {"kind": "dp", "eps": e, "delta": d}
-            if assumptions:
-                claim["assumptions"] = list(assumptions)
+        for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
             doc = envelope(claim, spec, {"pld_profile": evidence}, 128)
             if check(doc).valid:
                 return doc
