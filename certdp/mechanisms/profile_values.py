@@ -52,6 +52,11 @@ def delta_enclosure(mech: Mechanism, eps: object, *, digits: int | None = None, 
     if zero is not None and e >= zero:
         return Enclosure.exact(0)  # δ(ε) = 0 exactly (a rational comparison, no balls)
     enc = closed_form_enclosure(lambda: mech.delta_ball(to_ball(e)), b, f"{mech.name}: delta({eps})")
+    # a value certainly outside [0, 1] is no privacy profile (e.g. profile("exp(10**1000)")):
+    # say so rather than clip it to an empty enclosure
+    if enc.lo > 1 or enc.hi < 0:
+        side = "> 1" if enc.lo > 1 else "< 0"
+        raise InputError(f"{mech.name}: not a privacy profile: delta({eps}) {side} (every privacy profile lies in [0, 1])")
     # δ(ε) ∈ [0, 1] for every profile: a wide ball at the precision cap keeps only that part
     lo = enc.lo if enc.lo > 0 else arb(0)
     hi = enc.hi if enc.hi < 1 else arb(1)

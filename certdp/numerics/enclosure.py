@@ -66,12 +66,14 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
     ebits = int(v.man_exp()[1]).bit_length()
     with working_precision(64 + 2 * ebits):
         log10 = a.log_base(10)
-        if ebits > 48:
+        if log10.upper() < -MAX_PRINTED_EXPONENT or log10.lower() > MAX_PRINTED_EXPONENT:
             # one significant digit, outward: 10^⌊log10 a⌋ <= a <= 10^⌈log10 a⌉
             k10 = log10.lower().floor() if towards_zero else log10.upper().ceil()
             return _power_of_ten(k10, towards_zero, negative)
+        # a guess of ⌊log10 a⌋ (off by one only changes how many digits are shown)
         e10 = int(log10.mid().floor().unique_fmpz())
-    work = int(digits * 3.33) + 64
+    # 10^shift is rounded ~log2|shift| times: carry that many extra bits
+    work = int(digits * 3.33) + 64 + ebits
     with working_precision(work):
         shift = digits - 1 - e10
         scaled = a * arb(10) ** shift if shift >= 0 else a / arb(10) ** (-shift)
@@ -95,9 +97,11 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
     return f"{sign}{mant}e{point - 1}"
 
 
-#: Decimal exponents printed in full; beyond them a coarser outward bound is
-#: printed (tiny magnitudes: 0 or 1e-1000000; huge ones cannot be bounded above).
-MAX_PRINTED_EXPONENT = 10**6
+#: Decimal exponents printed in full (δ_μ(ε) at μ = 1e-100 is about
+#: 10^(-2.2e199): its exponent is printed exactly); beyond them a coarser outward
+#: bound is printed (tiny magnitudes: 0 or 1e-(10^1000); huge ones cannot be
+#: bounded above).  Python prints integers of up to 4300 digits.
+MAX_PRINTED_EXPONENT = 10**1000
 
 
 def _power_of_ten(k10: arb, towards_zero: bool, negative: bool) -> str:
@@ -105,7 +109,7 @@ def _power_of_ten(k10: arb, towards_zero: bool, negative: bool) -> str:
     with astronomically large exponents replaced by coarser outward bounds."""
     sign = "-" if negative else ""
     if k10 < -MAX_PRINTED_EXPONENT:
-        # |v| < 1e-1000000: toward zero the bound is 0, away from it 1e-1000000
+        # |v| < 1e-(10^1000): toward zero the bound is 0, away from it 1e-(10^1000)
         return "0" if towards_zero else f"{sign}1e-{MAX_PRINTED_EXPONENT}"
     if k10 > MAX_PRINTED_EXPONENT:
         if towards_zero:

@@ -249,6 +249,8 @@ def _mu_guess(eps: Fraction, delta: Fraction, width: float = 1e-12) -> tuple[flo
 
     Returns (guess, lower) where lower = 2Φ⁻¹((1+δ)/2) = μ_GDP(0, δ) <= μ_GDP(ε, δ).
     """
+    if eps > 10**300:
+        raise InputError("eps is outside the range of μ_GDP(ε, δ): the search needs ε <= 1e300")
     with working_precision(64):
         lower = float((2 * Phi_inv_exact_ball((1 + delta) / 2)).mid())
         log_delta = to_ball(delta).log()

@@ -77,3 +77,38 @@ def test_measure_says_not_gdp_first_and_exits_1(capsys):
     assert out[1].startswith("verdict: NOT GDP for any μ")
     assert main(["measure", "laplace(scale=1)", "--width", "1e-4"]) == 0
     assert "verdict" not in capsys.readouterr().out
+
+
+# -- issue 18, hostile magnitudes (session 25) ---------------------------------
+
+class _Result:
+    def __init__(self, rc: int, err: str) -> None:
+        self.returncode, self.stderr = rc, err
+
+
+@pytest.fixture
+def _run(capsys):
+    def run(*argv: str) -> _Result:
+        rc = main(list(argv))
+        return _Result(rc, capsys.readouterr().err)
+    return run
+
+
+def test_profile_value_above_one_is_refused_not_an_empty_enclosure(_run) -> None:
+    """profile("exp(10**1000)") is no privacy profile: a clear message, exit 2
+    (it used to raise ValueError("empty enclosure") from the clip to [0, 1])."""
+    r = _run("profile", 'profile("exp(10**1000)")', "--eps", "1")
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and "not a privacy profile" in r.stderr
+
+
+def test_gdp_mu_beyond_float_range_is_a_range_message(_run) -> None:
+    r = _run("gdp", "mu", "--eps", "1e400", "--delta", "1e-5")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "1e300" in r.stderr
+
+
+def test_dpsgd_noise_below_the_accountant_range_is_refused(_run) -> None:
+    r = _run("dpsgd", "--noise", "1e-300", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "below the range" in r.stderr

@@ -61,6 +61,9 @@ Kind = Literal["upper", "lower"]
 #: Working precision (bits) of the one-step ball computations.
 PREC = 128
 
+#: Smallest Gaussian noise the PLD accountant takes (its float search squares σ).
+MIN_SIGMA = Fraction(1, 10**30)
+
 
 # ---------------------------------------------------------------------------
 # dominating pairs: Gaussian mixtures with a monotone loss
@@ -859,6 +862,10 @@ class PLDAccountant(Accountant):
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
         m, k = to_source(mechanism)
+        if isinstance(m, SubsampledGaussian) and m.sigma < MIN_SIGMA:
+            # the float search of the one-step grid squares σ: below this it underflows
+            raise InputError("the noise sigma is below the range of the PLD accountant "
+                             "(sigma >= 1e-30); with so little noise no useful eps exists")
         return PLDAccountant(self.h_given, self.tau, self.bits, self.with_lower,
                              self.items + ((m, k * count),))
 
@@ -957,10 +964,11 @@ class PLDAccountant(Accountant):
         z, tail = self._z(), self._tail()
         for m, k in self.items:
             if isinstance(m, SubsampledGaussian):
-                span += k * 2.0 / float(m.sigma) ** 2 + 40.0
+                sig = float(m.sigma)  # a tiny σ (1e-300) has an unbounded span: capped below
+                span += (k * 2.0 / sig**2 if sig > 1e-100 else math.inf) + 40.0
             else:
                 span += k * float(_source_range(m, z, tail)) + 40.0
-        n = max(1e4, min(span, 1e7) / float(self.h))
+        n = max(1e4, min(span, 1e7) / float(min(self.h, Fraction(10**300))))
         tau = float(self.tau) if self.tau > 0 else 2.0 ** -60
         return int(math.ceil(math.log2(n / tau))) + 8
 
