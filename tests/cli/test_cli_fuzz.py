@@ -5,7 +5,10 @@ budget."""
 
 from __future__ import annotations
 
+import json
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -53,7 +56,37 @@ def specs(draw) -> str:
 
 
 #: Subcommand cases drawn (indices of ``argvs``' branches).
-COMMANDS = list(range(11))
+COMMANDS = list(range(21))
+
+#: Where generated files (claims, certificates, tables, grids, plots) go.
+_FILES = Path(tempfile.mkdtemp(prefix="certdp-fuzz-"))
+
+
+@st.composite
+def files(draw, suffix: str) -> str:
+    """A file of generated content: TOML/JSON-looking text with generated
+    numbers, junk bytes, deep nesting, or empty."""
+    kind = draw(st.integers(0, 4))
+    if kind == 0:
+        data = draw(st.binary(max_size=200))
+    elif kind == 1:
+        data = ("[" * draw(st.integers(1, 10_000)) + "]" * draw(st.integers(0, 3))).encode()
+    elif kind == 2:
+        ident = draw(st.sampled_from(["a/b", "x" * 300, "n\\u0000", "ok"]))  # TOML escapes: a NUL in the id
+        kind_name = draw(st.sampled_from(["dp", "not_dp", "gdp", "value", "junk"]))
+        fields = (f'id = "{ident}"', f'kind = "{kind_name}"', f'mechanism = "{draw(specs())}"',
+                  f'eps = "{draw(numbers())}"', f'delta = "{draw(numbers())}"', f'mu = "{draw(numbers())}"')
+        data = ("[[claim]]\n" + "\n".join(fields) + "\n").encode()
+    elif kind == 3:
+        data = json.dumps({"format": "certdp-certificate", "version": 1,
+                           "kind": draw(st.sampled_from(["gdp", "dp", "not_dp", "prdp", "pld", "junk"])),
+                           "mechanism": draw(specs()), "mu": draw(numbers()), "eps": draw(numbers()),
+                           "delta": draw(numbers()), "prec": draw(counts)}).encode()
+    else:
+        data = b""
+    path = _FILES / f"f{draw(st.integers(0, 10**9))}{suffix}"
+    path.write_bytes(data)
+    return str(path)
 
 
 @st.composite
@@ -81,7 +114,30 @@ def argvs(draw) -> list[str]:
         return ["identify", draw(specs())]
     if which == 9:
         return ["measure", draw(specs()), "--width", draw(n)]
-    return ["gdp", "from-pure-dp", "--eps", draw(n)]
+    if which == 10:
+        return ["gdp", "from-pure-dp", "--eps", draw(n)]
+    if which == 11:
+        return ["tradeoff", draw(specs()), "--alpha", draw(n)]
+    if which == 12:
+        return ["plot", draw(st.sampled_from(["gdpt", "profile", "tradeoff"])), draw(specs()),
+                "-o", str(_FILES / draw(st.sampled_from(["p.png", "p.svg", "p.txt", "", "no/such/dir/p.png"]))),
+                "--eps-max", draw(n), "--points", draw(counts)] + draw(st.sampled_from([[], ["--json"], ["--log"]]))
+    if which == 13:
+        return ["calibrate", draw(specs()), "--param", draw(st.sampled_from(["sigma", "scale", "rate", "x"])),
+                "--eps", draw(n), "--delta", draw(n)]
+    if which == 14:
+        return ["prdp", "counterexample", "--eps", draw(n), "--delta", draw(n), "--eps-hat", draw(n)]
+    if which == 15:
+        return ["prdp", "check", "--eps", draw(n), "--delta", draw(n), draw(files(".json"))]
+    if which == 16:
+        return ["verify", draw(files(".json"))] + draw(st.sampled_from([[], ["--kernel", "mpmath"]]))
+    if which == 17:
+        return ["audit", draw(files(".toml"))] + draw(st.sampled_from([[], ["--certificates", str(_FILES / "certs")]]))
+    if which == 18:
+        return ["sweep", draw(files(".toml")), "--out", str(_FILES / "sweep.jsonl")]
+    if which == 19:
+        return ["gdp", "table", "--eps", draw(n), "--delta", f"{draw(n)},{draw(n)}"]
+    return [draw(st.sampled_from(["mechanisms", "proofs", "demo", "bench", "nonsense"])), draw(st.sampled_from(["", "--json", "x", "--budget", "--digits"])), draw(n)]
 
 
 SECONDS = 20
@@ -91,10 +147,10 @@ SECONDS = 20
 _HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
 @given(argv=argvs())
 def test_every_subcommand_ends_cleanly(argv, capsys):
-    """The default run is derandomized (the same 100 cases in every CI run);
+    """The default run is derandomized (the same 200 cases in every CI run);
     ``-m slow`` explores fresh random cases."""
     _drive(argv, capsys)
 
