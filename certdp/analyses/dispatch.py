@@ -148,7 +148,7 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
         return _answer(mech, acc.delta(eps), method)
     from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
 
-    return _answer(mech, delta_enclosure(mech, eps, bits=bits), "closed-form privacy profile")
+    return _answer(mech, delta_enclosure(mech, eps, bits=bits), mech.route)
 
 
 #: ``width`` requests refine an accountant's grid at most this many times (h / 2^j)
@@ -207,7 +207,7 @@ def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None, width: ob
         return _answer(mech, enc, method)
     from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
-    return _answer(mech, eps_enclosure(mech, delta, bits=bits), "closed-form privacy profile")
+    return _answer(mech, eps_enclosure(mech, delta, bits=bits), mech.route)
 
 
 def tradeoff_of(mech: Mechanism, alpha: object) -> Answer:

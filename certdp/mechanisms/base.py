@@ -70,6 +70,18 @@ class Mechanism(ABC):
     #: Name in the mechanism spec grammar, e.g. ``"laplace"``.
     name: ClassVar[str]
 
+    #: How :meth:`delta_ball` evaluates the profile (the route named in answers).
+    profile_route: ClassVar[str] = "closed-form privacy profile"
+
+    @property
+    def route(self) -> str:
+        """The route of a direct profile evaluation: a mechanism built from one
+        evaluated otherwise (e.g. a certified series) names that route."""
+        for c in self.children():
+            if c.route != Mechanism.profile_route:
+                return c.route
+        return self.profile_route
+
     @property
     @abstractmethod
     def params(self) -> Mapping[str, Any]:

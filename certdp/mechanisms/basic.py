@@ -280,6 +280,7 @@ class DiscreteGaussian(CatalogMechanism):
     silently (:func:`discrete_gaussian_parts`)."""
 
     name = "discrete_gaussian"
+    profile_route = "privacy profile as a certified sum over the integers (tails bounded)"
     description = ("discrete Gaussian noise ∝ e^{−x²/(2σ²)} on an integer query of sensitivity Δ: "
                    "δ(ε) = Σ_x (P(x) − e^ε Q(x))⁺ (Canonne, Kamath & Steinke 2020)")
     PARAMS = (

@@ -77,3 +77,14 @@ def test_bad_parameters_are_refused():
                  "discrete_gaussian(sigma=10**9)", "discrete_gaussian(sigma=1e9)"):
         with pytest.raises(InputError):
             parse_spec(spec)
+
+
+def test_route_names_the_certified_sum_not_a_closed_form() -> None:
+    """The answer names how it was computed: the discrete Gaussian's profile is a
+    sum with bounded tails, not a closed form (also under subsampling)."""
+    from certdp import api
+
+    for spec in ("discrete_gaussian(sigma=2)", "subsample(discrete_gaussian(sigma=2), rate=1/2)"):
+        ans = api.delta(spec, 1)
+        assert "certified sum" in ans.method and "closed-form" not in ans.method
+    assert api.delta("laplace(scale=2)", "1/4").method == "closed-form privacy profile"
