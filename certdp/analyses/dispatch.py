@@ -142,10 +142,15 @@ def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | Non
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:
     """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it;
     ``refine`` = j narrows accountant answers, see :func:`accountant_for`)."""
-    found = accountant_for(mech, refine)
-    if found is not None:
-        acc, method = found
-        return _answer(mech, acc.delta(eps), method)
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    if isinstance(mech, Compose) and not mech.has_closed_form:
+        items = [(mech.mechanism, int(mech.k))]
+        if refine:
+            acc, method = composition_accountant(items, refine=refine)
+            return _answer(mech, acc.delta(eps), method)  # type: ignore[attr-defined]
+        enc, method = narrowed_delta(items, eps)
+        return _answer(mech, enc, method)
     from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
 
     return _answer(mech, delta_enclosure(mech, eps, bits=bits), mech.route)
@@ -193,6 +198,26 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
             tol = w / (2 * max(enc.hi_exact, Fraction(1, 10**6)))
             enc = acc.epsilon(delta, rel_tol=tol)  # type: ignore[attr-defined]
             break
+    return enc, method
+
+
+#: Grid halvings a δ answer gets by default (each doubles the work).
+DEFAULT_DELTA_REFINE = 3
+
+
+def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits: int = 34) -> tuple[Enclosure, str]:
+    """δ(ε) enclosure of a composition, narrowed by default: while it is wider than
+    1 % of its upper end (and its lower end is proved, i.e. the route is two-sided),
+    the PLD grid is halved, at most :data:`DEFAULT_DELTA_REFINE` times, under the budget."""
+    acc, method = composition_accountant(items, rel_bits=rel_bits)
+    enc = acc.delta(eps)  # type: ignore[attr-defined]
+    for j in range(1, DEFAULT_DELTA_REFINE + 1):
+        if not hasattr(acc, "h") or not getattr(acc, "two_sided", True) or enc.hi_exact == 0 \
+                or enc.hi_exact - enc.lo_exact <= enc.hi_exact / 100:
+            break
+        check_budget("refining the PLD grid for a narrower delta", j, DEFAULT_DELTA_REFINE)
+        acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
+        enc = acc.delta(eps)  # type: ignore[attr-defined]
     return enc, method
 
 

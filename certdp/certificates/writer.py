@@ -22,6 +22,7 @@ from certdp.numerics.exact import exact, fraction_to_str
 if TYPE_CHECKING:  # pragma: no cover
     from certdp.analyses.dispatch import GDPAnswer
     from certdp.analyses.gdpt import Measurement
+    from flint import arb
 
 #: Starting precision (bits) the checker is told to use.
 DEFAULT_PRECISION = 96
@@ -224,6 +225,7 @@ def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object
     from certdp.certificates.checker import check  # noqa: PLC0415
 
     h = Fraction(PLDAccountant().compose(mech).discretisation()["h"])
+    evidence = None
     for refine in range(3):
         check_budget("refining the certificate's grid", refine, 3)
         evidence = profile_pld_evidence(spec, h / 2**refine)
@@ -233,9 +235,80 @@ def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object
             doc = envelope(claim, spec, {"pld_profile": evidence}, 128)
             if check(doc).valid:
                 return doc
+    if evidence is not None:
+        # the profile pair dominates both relations at once, so its composition can be
+        # looser than the engine's per-relation answer: certify what the pair proves
+        weaker = _profile_pair_claim(spec, evidence, eps=eps, delta=delta, eps_hi=eps_hi,
+                                     assumptions=assumptions)
+        if weaker is not None:
+            doc = envelope(weaker, spec, {"pld_profile": evidence}, 128)
+            if check(doc).valid:
+                return doc
     raise InputError(f"certificates for {spec} are not supported: the independent checker re-derives "
                      "(subsampled) Gaussian PLDs and compositions of one mechanism with a closed-form "
                      "profile, and could not prove this answer from its profile pair")
+
+
+def _profile_pair_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: object,
+                        eps_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
+    """The ``dp`` claim the profile-pair evidence itself proves, weaker than the engine's
+    answer: δ̄(ε) rounded up to 8 digits, or the ε found by doubling then bisecting
+    (16 steps) above the answer's upper end until δ̄(ε) <= δ.  None if not proved."""
+    from certdp.certificates.check_profile_pld import delta_upper  # noqa: PLC0415
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    checker_mech = parse(spec, exclude=NOT_CHECKABLE)
+
+    def bound(x: Fraction) -> arb | None:
+        v = delta_upper(spec, checker_mech, x, evidence, 128)
+        return None if isinstance(v, str) else v
+
+    claim: dict[str, Any]
+    if eps_hi is None:
+        e = exact(eps, "eps")
+        v = bound(e)
+        if v is None:
+            return None
+        claim = {"kind": "dp", "eps": fraction_to_str(e), "delta": decimal_string(v, 8, "up")}
+    else:
+        d = exact(delta, "delta")
+        lo = Fraction(decimal_string(eps_hi.hi, 12, "up"))
+        step, hi = max(lo / 1000, Fraction(1, 10**6)), None
+        for _ in range(40):
+            check_budget("searching the epsilon the certificate's evidence proves")
+            v = bound(lo + step)
+            if v is not None and v <= to_ball(d):
+                hi = lo + step
+                break
+            lo, step = lo + step, 2 * step
+        if hi is None:
+            return None
+        for _ in range(16):
+            mid = (lo + hi) / 2
+            v = bound(mid)
+            if v is not None and v <= to_ball(d):
+                hi = mid
+            else:
+                lo = mid
+        claim = {"kind": "dp", "eps": decimal_string(upper_bound(to_ball(hi)), 8, "up"), "delta": fraction_to_str(d)}
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    return claim
+
+
+def written_note(doc: dict[str, Any], path: str, answer: Enclosure, answered: str) -> tuple[str, dict[str, Any]]:
+    """(text, JSON record) saying what a ``dp`` certificate written for an answer
+    claims; ``answered`` is "delta" or "eps", the quantity the answer encloses.  A claim
+    above the answer's upper end rounded up to 6 digits is said to be weaker."""
+    claim = doc["claim"]
+    weaker = Fraction(claim[answered]) > Fraction(decimal_string(answer.hi, 6, "up"))
+    text = f"certificate (ε = {claim['eps']}, δ = {claim['delta']}) written to {path}"
+    if weaker:
+        text += (f"\n  (the certificate's {answered} is weaker than the answer's upper end: the checker "
+                 "re-derives it from the mechanism's profile pair, which dominates both neighbouring "
+                 "relations at once)")
+    return text, {"path": path, "eps": claim["eps"], "delta": claim["delta"], "weaker_than_answer": weaker}
 
 
 def dpsgd_certificate(res: Any) -> dict[str, Any]:

@@ -101,6 +101,13 @@ def run(args: argparse.Namespace) -> int:
         desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
         emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
         return EXIT_OK
+    if args.eps is not None and args.accountant == "auto":  # refined to the default relative width
+        from certdp.analyses.dispatch import narrowed_delta  # noqa: PLC0415
+
+        d, method = narrowed_delta(mechs, args.eps, rel_bits=args.rel_bits)
+        desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
+        emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}{_certify(args, d)}", {"delta": d})
+        return EXIT_OK
     if args.accountant == "pld":
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
@@ -127,7 +134,7 @@ def _certify(args: argparse.Namespace, answer: object) -> str:
     """Write --certificate FILE for the answer's upper end (one mechanism, any count); the text to print."""
     if not args.certificate:
         return ""
-    from certdp.certificates.writer import upper_dp_certificate, write  # noqa: PLC0415
+    from certdp.certificates.writer import upper_dp_certificate, write, written_note  # noqa: PLC0415
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
     spec, k = args.items[0]
@@ -137,7 +144,7 @@ def _certify(args: argparse.Namespace, answer: object) -> str:
     else:
         doc = upper_dp_certificate(mech, delta=args.delta, eps_hi=answer)
     write(doc, args.certificate)
-    return f"\ncertificate (ε = {doc['claim']['eps']}, δ = {doc['claim']['delta']}) written to {args.certificate}"
+    return "\n" + written_note(doc, args.certificate, answer, "delta" if args.eps is not None else "eps")[0]
 
 
 def _run_rdp(args: argparse.Namespace, mechs: list) -> int:

@@ -53,14 +53,16 @@ def _handler(args: argparse.Namespace) -> int:
         text += "".join(f"\n  assuming (unproved): {a}" for a in ans.assumptions)
         data["assuming"] = list(ans.assumptions)
     if args.certificate:
-        from certdp.certificates.writer import upper_dp_certificate, write  # noqa: PLC0415
+        from certdp.certificates.writer import upper_dp_certificate, write, written_note  # noqa: PLC0415
 
         if args.eps is not None:
             doc = upper_dp_certificate(mech, eps=args.eps, delta_hi=ans.enclosure, assumptions=ans.assumptions)
         else:
             doc = upper_dp_certificate(mech, delta=args.delta, eps_hi=ans.enclosure, assumptions=ans.assumptions)
         write(doc, args.certificate)
-        text += f"\n  certificate (ε = {doc['claim']['eps']}, δ = {doc['claim']['delta']}) written to {args.certificate}"
+        note, data["certificate"] = written_note(doc, args.certificate, ans.enclosure,
+                                                 "delta" if args.eps is not None else "eps")
+        text += f"\n  {note}"
     emit(args, text, data)
     return EXIT_OK
 
