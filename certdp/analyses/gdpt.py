@@ -125,7 +125,8 @@ def _dyadic_up(x: Fraction, bits: int = 64) -> Fraction:
     """A short dyadic >= x."""
     if x == 0:
         return x
-    e = math.floor(math.log2(abs(x))) - bits
+    a = abs(x)  # ⌊log2 a⌋ within 1 from bit lengths (a float log2 under/overflows at 1e±400)
+    e = a.numerator.bit_length() - a.denominator.bit_length() - bits
     scale = Fraction(2) ** e
     return math.ceil(x / scale) * scale
 
