@@ -35,13 +35,13 @@ from typing import Iterator as _Iterator  # noqa: E402
 
 from certdp.progress import report as _report  # noqa: E402 - a leaf module: no cycle
 
-_deadline: list[tuple[float, float]] = []  # (monotonic deadline, seconds) of the innermost budget
+_deadline: list[tuple[float, float, str]] = []  # (monotonic deadline, seconds, option) of the innermost budget
 
 
 @_contextmanager
-def budget(seconds: float | None) -> _Iterator[None]:
+def budget(seconds: float | None, option: str = "--budget") -> _Iterator[None]:
     """Run the body under a time budget (None: unlimited; nested budgets take
-    the earlier deadline).  Long loops call
+    the earlier deadline; ``option`` is the flag the message names).  Long loops call
     :func:`check_budget` between steps; it raises :class:`BudgetExceeded`
     once the budget is spent (never in the middle of a ball computation)."""
     if seconds is None:
@@ -49,7 +49,7 @@ def budget(seconds: float | None) -> _Iterator[None]:
         return
     if not seconds > 0:
         raise InputError(f"the budget must be a positive number of seconds, got {seconds}")
-    entry = (_time.monotonic() + seconds, seconds)
+    entry = (_time.monotonic() + seconds, seconds, option)
     if _deadline and _deadline[-1][0] < entry[0]:
         entry = _deadline[-1]  # an inner budget never extends an outer one
     _deadline.append(entry)
@@ -65,5 +65,5 @@ def check_budget(what: str, done: int | None = None, total: int | None = None) -
     when the innermost budget is spent."""
     _report(what, done, total)
     if _deadline and _time.monotonic() > _deadline[-1][0]:
-        raise BudgetExceeded(f"{what} needs more than the budget of {_deadline[-1][1]:g} s "
-                             "(raise it with --budget SECONDS)")
+        _, seconds, option = _deadline[-1]
+        raise BudgetExceeded(f"{what} needs more than the budget of {seconds:g} s (raise it with {option} SECONDS)")

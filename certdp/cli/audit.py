@@ -6,15 +6,22 @@ import argparse
 import json
 import os
 
-from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag
-from certdp.errors import InputError, check_budget
+from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, parse_seconds
+from certdp.errors import InputError
+from certdp.progress import report
 
 
 def _one(args: tuple) -> object:
+    """One claim under its own budget: a claim that needs more becomes INCONCLUSIVE
+    with the reason (audit_claim turns the BudgetExceeded into that verdict), and the
+    audit goes on with the next claim.  In this process the budget is nested in the
+    command's --budget, so once that is spent every remaining claim stops at once."""
     from certdp.audit import audit_claim
+    from certdp.errors import budget  # noqa: PLC0415
 
-    claim, want_cert = args
-    return audit_claim(claim, want_cert)
+    claim, want_cert, seconds = args
+    with budget(seconds, "--claim-budget"):
+        return audit_claim(claim, want_cert)
 
 
 def _table(verdicts: list) -> str:
@@ -95,12 +102,13 @@ def _run(args: argparse.Namespace) -> int:
     want = args.certificates is not None
     if want:
         out_dir = _prepare_dir(args.certificates)
-    work = [(c, want) for c in claims]
+    seconds = None if args.claim_budget is None else parse_seconds(args.claim_budget, "--claim-budget")
+    work = [(c, want, seconds) for c in claims]
     found: dict[int, object] = {}
 
     def done(i: int, v: object) -> None:
-        # the shared heartbeat: budget, and progress on stderr (--progress/--quiet)
-        check_budget("auditing claims", len(found) + 1, len(work))
+        # progress on stderr (--progress/--quiet); budgets are enforced per claim (see _one)
+        report("auditing claims", len(found) + 1, len(work))
         if want and v.certificate is not None:
             _write_certificate(out_dir, v.id, v.certificate)  # as soon as the claim is decided
         found[i] = v
@@ -135,6 +143,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="parallel worker processes (default 1: in this process); with --dask local, the number of workers")
     p.add_argument("--dask", metavar="ADDRESS",
                    help="audit on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or 'local' for a LocalCluster")
+    p.add_argument("--claim-budget", metavar="SECONDS", default="120",
+                   help="time budget per claim (default 120): a claim that needs more is INCONCLUSIVE with the "
+                        "reason and the audit goes on; --budget bounds the whole audit the same way")
     add_json_flag(p)
     p.set_defaults(handler=_run)
 

@@ -48,10 +48,14 @@ def fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _seconds(text: object) -> float:
+def parse_seconds(text: object, name: str = "--budget") -> float:
+    """A time budget in seconds: an exact positive number (e.g. ``90``, ``1/2``, ``1e3``)."""
     from certdp.numerics.exact import exact  # noqa: PLC0415
 
-    return float(exact(text, "--budget"))
+    value = exact(text, name)
+    if not 0 < value <= 10**9:
+        raise InputError(f"{name} must be a number of seconds in (0, 1e9], got {text!r}")
+    return float(value)
 
 
 #: Time budget of every command unless it sets its own (seconds).
@@ -113,7 +117,7 @@ def run_handler(args: argparse.Namespace) -> int:
         seconds = getattr(args, "budget", None)
         from certdp.numerics.enclosure import display_limit  # noqa: PLC0415
 
-        with budget(None if seconds is None else _seconds(seconds)), _reporter(args) as shown, reporting(shown), \
+        with budget(None if seconds is None else parse_seconds(seconds)), _reporter(args) as shown, reporting(shown), \
                 display_limit(getattr(args, "display_digits", None)):
             return int(handler(args))
     except InputError as err:

@@ -36,7 +36,7 @@ def compute_point(spec: str, quantities: tuple[Quantity, ...], point_budget: flo
     assumptions: list[str] = []
     error = ""
     try:
-        with budget(point_budget):
+        with budget(point_budget, "--point-budget"):
             mech = parse_spec(spec)
             for q in quantities:
                 if q.kind == "mu":

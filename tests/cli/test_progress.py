@@ -63,3 +63,19 @@ def test_grid_cap_for_a_tiny_noise(capsys):
     rc = main(argv)
     out = capsys.readouterr().out
     assert rc == 0 and "h = 2" in out
+
+
+def test_audit_slow_claim_is_inconclusive_and_the_rest_are_decided(tmp_path, capsys):
+    """A claim that needs more than --claim-budget becomes INCONCLUSIVE with the
+    reason; the audit goes on, prints every verdict and exits 1 (issue 18)."""
+    f = tmp_path / "claims.toml"
+    f.write_text('[[claim]]\nid = "slow"\nkind = "dp"\nmechanism = "dpsgd(noise=0.6, rate=1/1000, steps=100000)"\n'
+                 'eps = "3"\ndelta = "1e-5"\n\n'
+                 '[[claim]]\nid = "fast"\nkind = "dp"\nmechanism = "laplace(scale=1)"\neps = "1"\ndelta = "0"\n')
+    rc = main(["audit", str(f), "--claim-budget", "1", "--quiet", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    verdicts = {c["id"]: c for c in out["claims"]}
+    assert rc == 1
+    assert verdicts["slow"]["verdict"] == "INCONCLUSIVE" and "--claim-budget" in verdicts["slow"]["detail"]
+    assert verdicts["fast"]["verdict"] == "CONFIRMED"
+    assert main(["audit", str(f), "--claim-budget", "0"]) == 2
