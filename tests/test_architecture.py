@@ -16,7 +16,7 @@ PKG = ROOT / "certdp"
 
 #: layer rank of each top-level subpackage (lower = more basic)
 LAYERS = {
-    "errors": 0, "meta": 0, "progress": 0, "numerics": 0,
+    "errors": 0, "meta": 0, "progress": 0, "files": 0, "numerics": 0,
     "expr": 1,
     "mechanisms": 2,
     "analyses": 3,

@@ -31,18 +31,13 @@ Numbers are exact decimal strings (or TOML integers).  A malformed file raises
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
 
 from certdp.errors import InputError
+from certdp.files import parse_toml, read_text
 from certdp.numerics.exact import exact
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 KINDS = ("dp", "not_dp", "gdp", "prdp", "not_prdp", "value")
 QUANTITIES = ("eps", "delta", "mu", "mu_gdp", "switch_eps", "switch_delta",
@@ -191,10 +186,7 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
 
 def parse_claims(text: str) -> list[Claim]:
     """Parse a claims document (TOML text)."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise InputError(f"claims file is not valid TOML: {err}") from None
+    doc = parse_toml(text, "claims file")
     unknown = set(doc) - {"claim"}
     if unknown:
         raise InputError(f"claims file: unknown top-level key(s) {', '.join(sorted(unknown))}")
@@ -211,9 +203,4 @@ def parse_claims(text: str) -> list[Claim]:
 
 
 def load_claims(path: str) -> list[Claim]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as err:
-        raise InputError(f"cannot read claims file {path}: {err.strerror}") from None
-    return parse_claims(text)
+    return parse_claims(read_text(path, "claims file"))

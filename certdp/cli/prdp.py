@@ -10,8 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 from certdp.errors import InputError
@@ -64,12 +62,9 @@ def _counterexample(args: argparse.Namespace) -> int:
 
 def _load_table(path: str) -> "FiniteMechanism":  # noqa: F821
     from certdp.analyses.prdp import FiniteMechanism  # noqa: PLC0415 (lazy: fast start-up)
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise InputError(f"cannot read {path}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path} is not valid JSON: {err}") from None
+    from certdp.files import parse_json, read_text  # noqa: PLC0415
+
+    data = parse_json(read_text(path, "mechanism table"), f"mechanism table {path!r}")
     if isinstance(data, list):
         data = {"rows": data}
     if not isinstance(data, dict) or "rows" not in data:

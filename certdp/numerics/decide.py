@@ -99,8 +99,7 @@ def refine(compute: Callable[[int], arb], good: Callable[[arb], bool], *, start:
 def short_midpoint(lo: Fraction, hi: Fraction) -> Fraction:
     """A short dyadic point strictly inside (lo, hi) (cheap to evaluate at)."""
     width = hi - lo
-    # -log2(width) rounded up, from bit lengths (a float underflows below 1e-308)
-    k = max(0, width.denominator.bit_length() - width.numerator.bit_length() + 3) if width < 1 else 0
+    k = max(0, width.denominator.bit_length() - width.numerator.bit_length() + 3) if width < 1 else 0  # ≥ -log2 w
     m = (lo + hi) / 2
     scale = Fraction(2) ** k
     cand = Fraction(math.floor(m * scale)) / scale

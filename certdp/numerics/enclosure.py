@@ -70,10 +70,8 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
             # one significant digit, outward: 10^⌊log10 a⌋ <= a <= 10^⌈log10 a⌉
             k10 = log10.lower().floor() if towards_zero else log10.upper().ceil()
             return _power_of_ten(k10, towards_zero, negative)
-        # a guess of ⌊log10 a⌋ (off by one only changes how many digits are shown)
-        e10 = int(log10.mid().floor().unique_fmpz())
-    # 10^shift is rounded ~log2|shift| times: carry that many extra bits
-    work = int(digits * 3.33) + 64 + ebits
+        e10 = int(log10.mid().floor().unique_fmpz())  # a guess: off by one shows a digit more/less
+    work = int(digits * 3.33) + 64 + ebits  # 10^shift is rounded ~log2|shift| times
     with working_precision(work):
         shift = digits - 1 - e10
         scaled = a * arb(10) ** shift if shift >= 0 else a / arb(10) ** (-shift)
@@ -97,10 +95,8 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
     return f"{sign}{mant}e{point - 1}"
 
 
-#: Decimal exponents printed in full (δ_μ(ε) at μ = 1e-100 is about
-#: 10^(-2.2e199): its exponent is printed exactly); beyond them a coarser outward
-#: bound is printed (tiny magnitudes: 0 or 1e-(10^1000); huge ones cannot be
-#: bounded above).  Python prints integers of up to 4300 digits.
+#: Decimal exponents printed in full (δ_μ(1) at μ = 1e-100 ≈ 10^(-2.2e199)); beyond them
+#: a coarser outward bound (tiny: 0 or 1e-(10^1000); huge ones cannot be bounded above).
 MAX_PRINTED_EXPONENT = 10**1000
 
 

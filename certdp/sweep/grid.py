@@ -26,12 +26,12 @@ import hashlib
 import itertools
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator
 
 from certdp.errors import InputError
+from certdp.files import parse_toml, read_text
 from certdp.mechanisms.format import format_number
 from certdp.numerics.exact import exact
 
@@ -178,10 +178,7 @@ def _quantity(i: int, raw: object) -> Quantity:
 
 def parse_grid(text: str) -> Grid:
     """Parse the text of a grid file (see the module docstring); InputError on anything malformed."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise InputError(f"grid file is not valid TOML: {err}") from None
+    doc = parse_toml(text, "grid file")
     unknown = set(doc) - {"spec", "axes", "quantity"}
     if unknown:
         raise InputError(f"grid file: unknown key(s) {', '.join(sorted(unknown))} (expected spec, [axes], [[quantity]])")
@@ -228,5 +225,4 @@ def _check_template(grid: Grid) -> None:
 
 def load_grid(path: str) -> Grid:
     """Read and parse a grid file."""
-    with open(path, encoding="utf-8") as fh:
-        return parse_grid(fh.read())
+    return parse_grid(read_text(path, "grid file"))
