@@ -242,6 +242,33 @@ def tradeoff_of(mech: Mechanism, alpha: object) -> Answer:
     return Answer(encs[0], method, mech.profile_kind, tuple(mech.assumptions))
 
 
+def profile_values(mech: Mechanism, points: list[Fraction]) -> list[Enclosure]:
+    """Certified δ_M(ε) at each ε (one accountant for all points where the router
+    takes one; an upper-bound-only profile gives [0, hi])."""
+    found = accountant_for(mech)
+    if found is None:
+        from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
+
+        return [delta_enclosure(mech, x) for x in points]
+    out = []
+    for i, x in enumerate(points):
+        check_budget("the privacy profile", i, len(points))
+        enc = found[0].delta(x)  # type: ignore[attr-defined]
+        out.append(enc if mech.profile_kind.bounds_from_below else upper_only(enc))
+    return out
+
+
+def gdpt_values(mech: Mechanism, points: list[Fraction]) -> list[Enclosure]:
+    """Certified GDPT G(ε) = μ_GDP(ε, δ_M(ε)) at each ε (Liu et al. 2022 Def 4.1):
+    closed-form profiles through :func:`certdp.analyses.gdpt.gdpt`, everything else
+    from the router's δ enclosures (:func:`profile_values`)."""
+    from certdp.analyses.gdpt import gdpt, gdpt_of_delta  # noqa: PLC0415
+
+    if accountant_for(mech) is None:
+        return [gdpt(mech, x, width=Fraction(1, 10**9)) for x in points]
+    return [gdpt_of_delta(x, d) for x, d in zip(points, profile_values(mech, points))]
+
+
 def tradeoff_values(mech: Mechanism, alphas: list[object]) -> tuple[list[Enclosure], str]:
     """Certified f(α) at each α (one accountant for all): exactly Gaussian mechanisms
     f_μ(α) = Φ(Φ⁻¹(1−α) − μ) in closed form (Dong, Roth & Su 2022 eq. 2.2); everything

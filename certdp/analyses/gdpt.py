@@ -170,6 +170,13 @@ def _mu_gdp_upper(eps: Fraction, delta_hi: arb, width: Fraction) -> Fraction:
     return _frac(mu_from_eps_delta(eps, d, width=width).hi)
 
 
+def gdpt_of_delta(eps: Fraction, delta: Enclosure, width: Fraction = Fraction(1, 10**9)) -> Enclosure:
+    """G(ε) from a δ_A(ε) enclosure: μ_GDP(ε, ·) increases, so G(ε) ∈
+    [μ_GDP(ε, δ.lo), μ_GDP(ε, δ.hi)] (a lower end δ.lo = 0 gives 0)."""
+    lo = _mu_gdp_lower(eps, delta.lo, width)
+    return Enclosure.hull(Enclosure.exact(lo), Enclosure.exact(_mu_gdp_upper(eps, delta.hi, width)))
+
+
 def gdpt(mechanism: Mechanism, eps: object, *, width: object = Fraction(1, 10**12)) -> Enclosure:
     """Certified G(ε) = μ_GDP(ε, δ_A(ε)) (Liu et al. 2022 Def 4.1).
 

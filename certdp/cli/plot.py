@@ -80,26 +80,18 @@ def _run(args: argparse.Namespace) -> int:
     fx = [float(x) for x in xs]
     fig, ax = plt.subplots(figsize=(6, 4))
     if args.what == "gdpt":
-        from certdp.analyses.gdpt import gdpt  # noqa: PLC0415
+        from certdp.analyses.dispatch import gdpt_values  # noqa: PLC0415
 
-        encs = [gdpt(mech, x, width="1e-9") for x in xs]
+        encs = gdpt_values(mech, xs)
         label = f"GDPT of {mech.spec()}"
         for i, m in enumerate(mus):
             ax.axhline(float(m), linestyle="--", linewidth=0.8, color=f"C{i + 1}", label=f"μ = {float(m):g}")
         ax.set_ylabel("G(ε) = μ_GDP(ε, δ_A(ε))")
     else:
-        from certdp.analyses.dispatch import delta_of  # noqa: PLC0415
+        from certdp.analyses.dispatch import profile_values  # noqa: PLC0415
         from certdp.numerics.gdp import delta_mu  # noqa: PLC0415
 
-        from certdp.analyses.dispatch import accountant_for  # noqa: PLC0415
-
-        found = accountant_for(mech)  # one accountant for every point
-        encs = ([found[0].delta(x) for x in xs] if found is not None  # type: ignore[attr-defined]
-                else [delta_of(mech, x).enclosure for x in xs])
-        if found is not None and not mech.profile_kind.bounds_from_below:
-            from certdp.analyses.dispatch import upper_only  # noqa: PLC0415
-
-            encs = [upper_only(e) for e in encs]
+        encs = profile_values(mech, xs)
         label = f"δ_A of {mech.spec()}"
         refs = [[delta_mu(m, x) for x in xs] for m in mus]
         floor = _log_floor([e for row in [encs, *refs] for e in row]) if args.log else None
