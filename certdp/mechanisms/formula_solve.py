@@ -31,9 +31,10 @@ def solve_naive(formula: sympy.Expr, sigma: Fraction) -> sympy.Expr:
     f = formula.xreplace({EPS: _EPOS, DELTA: _DPOS})
     try:
         sols = sympy.solve(sympy.Eq(f, sympy.Rational(sigma.numerator, sigma.denominator)), _DPOS)
-    except (NotImplementedError, ValueError, TypeError) as err:  # sympy's "no algorithm" and kin
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(f"cannot solve sigma = {formula} for delta in closed form ({first})") from None
+    except (NotImplementedError, ValueError, TypeError):  # sympy's "no algorithm" and kin
+        raise InputError(f"cannot solve sigma = {formula} for delta in closed form (sympy finds no algorithm "
+                         "for it); use a formula without Max/Min/piecewise parts, or give the profile "
+                         "itself with profile(\"...\")") from None
     if len(sols) != 1:
         raise InputError(
             f"cannot solve sigma = {formula} for delta in closed form with a unique solution (got {sols})"
