@@ -84,11 +84,14 @@ class RichReporter:
                                 highlight=False, markup=False)
             return
         if self._progress is None:
-            from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,  # noqa: PLC0415
+                                       TextColumn, TimeElapsedColumn)
 
+            # redirect_stdout=False: the answer printed while the bar is up must go to
+            # stdout (a pipe or file), not into the display on the terminal
             self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                      TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                                      console=self._console, transient=True)
+                                      MofNCompleteColumn(), TimeElapsedColumn(), console=self._console,
+                                      transient=True, redirect_stdout=False, redirect_stderr=False)
             self._progress.start()
         if task not in self._tasks:
             self._tasks[task] = self._progress.add_task(task, total=total)

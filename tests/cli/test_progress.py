@@ -79,3 +79,38 @@ def test_audit_slow_claim_is_inconclusive_and_the_rest_are_decided(tmp_path, cap
     assert verdicts["slow"]["verdict"] == "INCONCLUSIVE" and "--claim-budget" in verdicts["slow"]["detail"]
     assert verdicts["fast"]["verdict"] == "CONFIRMED"
     assert main(["audit", str(f), "--claim-budget", "0"]) == 2
+
+
+def test_a_terminal_sees_a_rich_progress_bar_and_stdout_stays_plain():
+    """stderr on a pseudo-terminal (as a user's shell): the rich status line with
+    the task's name appears without any flag; stdout (a pipe) holds only the answer."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "certdp", "dpsgd", "--noise", "1", "--sample-rate", "1/100",
+                             "--steps", "3000", "--delta", "1e-5"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                chunk = b""
+            if not chunk and proc.poll() is not None:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read().decode()
+    proc.wait(timeout=120)
+    os.close(master)
+    assert proc.returncode == 0
+    assert b"the PLD grid of one step" in seen and b"\x1b[" in seen  # rich's live display
+    assert "ε ∈" in out and "\x1b[" not in out
