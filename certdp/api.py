@@ -134,32 +134,47 @@ def _rdp_accountant(mech: str | Mechanism, count: int, orders: Any) -> Any:
     return RDPAccountant(orders=ORDERS if orders is None else orders).compose(mechanism(mech), count)
 
 
+def _conservative_width(options: dict[str, Any]) -> dict[str, Any]:
+    """A closed-form ``width`` target is replaced by a rational below it (narrower is safe)."""
+    if options.get("width") is None:
+        return options
+    from certdp.expr.constants import rational_at_most  # noqa: PLC0415
+
+    return {**options, "width": rational_at_most(options["width"], "width")}
+
+
 def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:
     """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2): the profile of μ-GDP (Liu et al. 2022 Thm 3.2)."""
+    from certdp.expr.constants import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import delta_mu as _f  # noqa: PLC0415
 
-    return _f(mu, eps, **options)
+    return monotone(lambda m, e: _f(m, e, **options), (mu, "mu", +1), (eps, "eps", -1))
 
 
 def mu_gdp(eps: object, delta: object, **options: Any) -> Enclosure:
     """The μ with δ_μ(ε) = δ: μ-GDP implies (ε, δ)-DP iff μ ≤ mu_gdp(ε, δ)."""
+    from certdp.expr.constants import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
-    return mu_from_eps_delta(eps, delta, **options)
+    options = _conservative_width(options)
+    return monotone(lambda e, d: mu_from_eps_delta(e, d, **options), (eps, "eps", +1), (delta, "delta", +1))
 
 
 def eps_gdp(mu: object, delta: object, **options: Any) -> Enclosure:
     """The smallest ε with δ_μ(ε) ≤ δ."""
+    from certdp.expr.constants import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import eps_from_mu_delta  # noqa: PLC0415
 
-    return eps_from_mu_delta(mu, delta, **options)
+    options = _conservative_width(options)
+    return monotone(lambda m, d: eps_from_mu_delta(m, d, **options), (mu, "mu", +1), (delta, "delta", -1))
 
 
 def tradeoff_mu(mu: object, alpha: object, **options: Any) -> Enclosure:
     """f_μ(α) = Φ(Φ⁻¹(1 − α) − μ), the μ-GDP trade-off function (Dong, Roth & Su 2022)."""
+    from certdp.expr.constants import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import tradeoff_mu as _f  # noqa: PLC0415
 
-    return _f(mu, alpha, **options)
+    return monotone(lambda m, a: _f(m, a, **options), (mu, "mu", -1), (alpha, "alpha", -1))
 
 
 def adp_to_prdp(eps: object, delta: object, eps_hat: object, **options: Any) -> Enclosure:
@@ -182,9 +197,10 @@ def verify(path: str) -> Any:
 def mu_pure_dp(eps0: object, **options: Any) -> Enclosure:
     """μ₀ = −2Φ⁻¹(1/(1 + e^{ε₀})): every ε₀-DP mechanism is μ₀-GDP, tight for
     randomized response (Liu et al. 2022 Thm 5.1)."""
+    from certdp.expr.constants import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import mu_from_pure_dp  # noqa: PLC0415
 
-    return mu_from_pure_dp(eps0, **options)
+    return monotone(lambda e: mu_from_pure_dp(e, **options), (eps0, "eps0", +1))
 
 
 def phi(mech: str | Mechanism, count: int = 1, *, method: str = "auto", **options: Any) -> Any:

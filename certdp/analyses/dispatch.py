@@ -36,6 +36,21 @@ class Answer:
     assumptions: tuple[str, ...] = ()
 
 
+def at_closed_form(f, x: object, name: str):  # noqa: ANN001, ANN201 - f(x): an Answer or (Enclosure, method)
+    """``f(x)`` for f non-increasing in x (δ(ε), ε(δ), f(α) are): a rational x is
+    passed as is; a closed form (``log(2)``) is bracketed by rationals lo <= x <= hi
+    and the answer is [f(hi).lo, f(lo).hi] (Exact inputs everywhere, issue 18)."""
+    from certdp.expr.constants import bracket  # noqa: PLC0415
+
+    lo, hi = bracket(x, name)
+    if lo == hi:
+        return f(lo)
+    low, high = f(hi), f(lo)
+    if isinstance(low, Answer):
+        return Answer(Enclosure(low.enclosure.lo, high.enclosure.hi), high.method, high.kind, high.assumptions)
+    return Enclosure(low[0].lo, high[0].hi), high[1]
+
+
 def _answer(mech: Mechanism, enc: Enclosure, method: str) -> Answer:
     """Wrap a two-sided enclosure in what the mechanism's profile supports."""
     kind = mech.profile_kind
@@ -141,7 +156,10 @@ def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | Non
 
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:
     """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it;
-    ``refine`` = j narrows accountant answers, see :func:`accountant_for`)."""
+    ``refine`` = j narrows accountant answers, see :func:`accountant_for`).
+    ε may be a closed form (:func:`at_closed_form`)."""
+    if not isinstance(eps, (Fraction, int)):
+        return at_closed_form(lambda e: delta_of(mech, e, bits=bits, refine=refine), eps, "eps")
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     if isinstance(mech, Compose) and not mech.has_closed_form:
@@ -172,7 +190,14 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
     """ε enclosure of a composition, narrowed to ``width`` (absolute, exact) where the
     route allows: the PLD grid is halved (up to :data:`MAX_WIDTH_REFINE` times), the
     φ accountant's bisection tightened.  An upper-bound-only route (lower end 0)
-    cannot narrow and is returned as it is; so is the best answer within the cap."""
+    cannot narrow and is returned as it is; so is the best answer within the cap.
+    δ may be a closed form (:func:`at_closed_form`), the width too (a rational below it is used)."""
+    if not isinstance(delta, (Fraction, int)):
+        return at_closed_form(lambda d: narrowed_epsilon(items, d, width, rel_bits=rel_bits), delta, "delta")
+    if width is not None and not isinstance(width, (Fraction, int)):
+        from certdp.expr.constants import rational_at_most  # noqa: PLC0415
+
+        width = rational_at_most(width, "width")
     from certdp.numerics.exact import exact  # noqa: PLC0415
 
     acc, method = composition_accountant(items, rel_bits=rel_bits)
@@ -208,7 +233,10 @@ DEFAULT_DELTA_REFINE = 3
 def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits: int = 34) -> tuple[Enclosure, str]:
     """δ(ε) enclosure of a composition, narrowed by default: while it is wider than
     1 % of its upper end (and its lower end is proved, i.e. the route is two-sided),
-    the PLD grid is halved, at most :data:`DEFAULT_DELTA_REFINE` times, under the budget."""
+    the PLD grid is halved, at most :data:`DEFAULT_DELTA_REFINE` times, under the budget.
+    ε may be a closed form (:func:`at_closed_form`)."""
+    if not isinstance(eps, (Fraction, int)):
+        return at_closed_form(lambda e: narrowed_delta(items, e, rel_bits=rel_bits), eps, "eps")
     acc, method = composition_accountant(items, rel_bits=rel_bits)
     enc = acc.delta(eps)  # type: ignore[attr-defined]
     for j in range(1, DEFAULT_DELTA_REFINE + 1):
@@ -224,7 +252,9 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
 def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None, width: object | None = None) -> Answer:
     """Certified smallest ε >= 0 with δ_M(ε) <= δ (raises DeltaUnattainable
     when it is proved that no ε reaches δ); ``width`` narrows accountant answers
-    (:func:`narrowed_epsilon`)."""
+    (:func:`narrowed_epsilon`).  δ may be a closed form (:func:`at_closed_form`)."""
+    if not isinstance(delta, (Fraction, int)):
+        return at_closed_form(lambda d: eps_of(mech, d, bits=bits, width=width), delta, "delta")
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     if isinstance(mech, Compose) and not mech.has_closed_form:
@@ -274,13 +304,20 @@ def tradeoff_values(mech: Mechanism, alphas: list[object]) -> tuple[list[Enclosu
     f_μ(α) = Φ(Φ⁻¹(1−α) − μ) in closed form (Dong, Roth & Su 2022 eq. 2.2); everything
     else through the PLD engine's upper and lower PLDs
     (:func:`certdp.analyses.fdp.tradeoff_enclosure`); an upper-bound-only profile bounds
-    f from below only (β ∈ [f_L(α), 1 − α])."""
-    from certdp.numerics.exact import exact  # noqa: PLC0415
+    f from below only (β ∈ [f_L(α), 1 − α]).  An α given in closed form is bracketed
+    (f is non-increasing: [f(hi).lo, f(lo).hi], see :func:`at_closed_form`)."""
+    from certdp.expr.constants import bracket  # noqa: PLC0415
 
-    points = [exact(a, "alpha") for a in alphas]
-    for a, given in zip(points, alphas):
-        if not 0 <= a <= 1:
+    ends = [bracket(a, "alpha") for a in alphas]
+    for (lo, hi), given in zip(ends, alphas):
+        if not (0 <= lo and hi <= 1):
             raise InputError(f"alpha must lie in [0, 1], got {given!r}")
+    if any(lo != hi for lo, hi in ends):
+        flat = sorted({x for pair in ends for x in pair})
+        values, method = tradeoff_values(mech, flat)
+        at = dict(zip(flat, values))
+        return [Enclosure(at[hi].lo, at[lo].hi) for lo, hi in ends], method
+    points = [lo for lo, _ in ends]
     mu2 = mech.gdp_mu_squared()
     if mu2 is not None:
         from certdp.numerics.gdp import tradeoff_mu  # noqa: PLC0415

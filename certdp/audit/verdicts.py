@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.audit.claims import Claim
-from certdp.errors import CertdpError, InputError
+from certdp.errors import BudgetExceeded, CertdpError, InputError
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import fraction_to_str, parse_decimal, printed_interval
 
@@ -117,14 +117,14 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
         try:  # accountant answers: the PLD evidence proves the confirmed claim's upper bound
             cert = upper_dp_certificate(mech, eps=claim.eps, delta_hi=Enclosure.exact(claim.delta),
                                         assumptions=ans.assumptions)
-        except InputError as err:
+        except (InputError, BudgetExceeded) as err:  # the verdict stands; only its certificate is missing
             note = str(err)
     if want_certificate and holds is False and not closed:
         from certdp.certificates.writer import lower_dp_certificate  # noqa: PLC0415
 
         try:  # DP-SGD: dominated PLDs prove delta(eps) > the claimed delta
             cert = lower_dp_certificate(mech, claim.eps, claim.delta, assumptions=ans.assumptions)
-        except InputError as err:
+        except (InputError, BudgetExceeded) as err:  # the verdict stands; only its certificate is missing
             note = str(err)
     if want_certificate and holds is not None and closed:
         from certdp.certificates.writer import dp_certificate as certificate  # noqa: PLC0415
@@ -212,7 +212,7 @@ def _gdp_certificate(claim: Claim, ans: Any, v: str) -> tuple[dict | None, str |
             return writer.not_gdp_except_certificate(mech, claim.mu, claim.residual or 0), None
         if v == REFUTED and claim.residual is None and ans.kind.bounds_from_below and ans.measurement is not None:
             return writer.not_gdp_certificate(mech, claim.mu), None
-    except InputError as err:
+    except (InputError, BudgetExceeded) as err:  # the verdict stands; only its certificate is missing
         return None, str(err)
     return None, ("the checker cannot re-derive this verdict yet (a refuted μ-GDP-except-η claim on a closed-form "
                   "mechanism, or an accountant-based GDP report other than DP-SGD)")

@@ -143,8 +143,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="parallel worker processes (default 1: in this process); with --dask local, the number of workers")
     p.add_argument("--dask", metavar="ADDRESS",
                    help="audit on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or 'local' for a LocalCluster")
-    p.add_argument("--claim-budget", metavar="SECONDS", default="120",
-                   help="time budget per claim (default 120): a claim that needs more is INCONCLUSIVE with the "
+    p.add_argument("--claim-budget", metavar="SECONDS", default="300",
+                   help="time budget per claim (default 300): a claim that needs more is INCONCLUSIVE with the "
                         "reason and the audit goes on; --budget bounds the whole audit the same way")
     add_json_flag(p)
     p.set_defaults(handler=_run)

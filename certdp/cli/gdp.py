@@ -5,15 +5,33 @@ from __future__ import annotations
 import argparse
 
 from certdp.cli.common import EXIT_OK, add_json_flag, emit, parse_list
+from certdp.errors import InputError
 from certdp.numerics import gdp
 from certdp.numerics.exact import exact
+
+#: the kernel function behind each API name (rational inputs: no sympy, fast start-up)
+_KERNEL = {"delta_mu": gdp.delta_mu, "mu_gdp": gdp.mu_from_eps_delta, "eps_gdp": gdp.eps_from_mu_delta,
+           "mu_pure_dp": gdp.mu_from_pure_dp}
+
+
+def _call(name: str, *values: object, **options: object):  # noqa: ANN202 - an Enclosure
+    """``certdp.api.<name>`` — which takes closed forms (``log(2)``) through monotone
+    brackets — or, when every number is a plain rational, its kernel function directly."""
+    try:
+        for v in (*values, *(o for o in options.values() if isinstance(o, str))):
+            exact(v)
+    except InputError:
+        from certdp import api  # noqa: PLC0415 (closed forms need the expression parser)
+
+        return getattr(api, name)(*values, **options)
+    return _KERNEL[name](*values, **options)
 
 
 def _table_rows(eps_list: list[str], delta_list: list[str]) -> list[dict]:
     rows = []
     for e in eps_list:
         for d in delta_list:
-            rows.append({"eps": e, "delta": d, "mu": gdp.mu_from_eps_delta(e, d)})
+            rows.append({"eps": e, "delta": d, "mu": _call("mu_gdp", e, d)})
     return rows
 
 
@@ -32,13 +50,13 @@ def _format_table(eps_list: list[str], delta_list: list[str], rows: list[dict]) 
 
 
 def _delta(args: argparse.Namespace) -> int:
-    enc = gdp.delta_mu(args.mu, args.eps, digits=args.digits)
+    enc = _call("delta_mu", args.mu, args.eps, digits=args.digits)
     emit(args, f"δ_μ(ε) for μ = {args.mu}, ε = {args.eps}:\n  δ ∈ {enc}", {"delta": enc})
     return EXIT_OK
 
 
 def _mu(args: argparse.Namespace) -> int:
-    enc = gdp.mu_from_eps_delta(args.eps, args.delta, width=args.width)
+    enc = _call("mu_gdp", args.eps, args.delta, width=args.width)
     emit(
         args,
         f"μ_GDP(ε = {args.eps}, δ = {args.delta}) — μ-GDP implies (ε, δ)-DP iff μ ≤ μ_GDP:\n  μ ∈ {enc}",
@@ -48,13 +66,13 @@ def _mu(args: argparse.Namespace) -> int:
 
 
 def _eps(args: argparse.Namespace) -> int:
-    enc = gdp.eps_from_mu_delta(args.mu, args.delta, width=args.width)
+    enc = _call("eps_gdp", args.mu, args.delta, width=args.width)
     emit(args, f"smallest ε with δ_μ(ε) ≤ δ for μ = {args.mu}, δ = {args.delta}:\n  ε ∈ {enc}", {"eps": enc})
     return EXIT_OK
 
 
 def _from_pure(args: argparse.Namespace) -> int:
-    enc = gdp.mu_from_pure_dp(args.eps, digits=args.digits)
+    enc = _call("mu_pure_dp", args.eps, digits=args.digits)
     emit(args, f"every {args.eps}-DP mechanism is μ-GDP with μ = −2Φ⁻¹(1/(1+e^ε)):\n  μ ∈ {enc}", {"mu": enc})
     return EXIT_OK
 
@@ -62,10 +80,12 @@ def _from_pure(args: argparse.Namespace) -> int:
 def _table(args: argparse.Namespace) -> int:
     eps_list = parse_list(args.eps, "--eps")
     delta_list = parse_list(args.delta, "--delta")
+    from certdp.expr.constants import exact_real  # noqa: PLC0415
+
     for e in eps_list:
-        exact(e, "--eps")
+        exact_real(e, "--eps")
     for d in delta_list:
-        exact(d, "--delta")
+        exact_real(d, "--delta")
     rows = _table_rows(eps_list, delta_list)
     emit(args, lambda: _format_table(eps_list, delta_list, rows), {"table": rows})
     return EXIT_OK

@@ -35,6 +35,9 @@ from certdp.numerics.exact import exact
 
 KINDS = ("number", "integer", "mechanism", "string")
 
+#: Magnitudes a non-zero numeric parameter may have.
+PARAMETER_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+
 _NO_DEFAULT = object()
 
 
@@ -69,6 +72,11 @@ class Param:
         if isinstance(value, Mechanism):
             raise InputError(f"{what} must be a number, got the mechanism {value.spec()}")
         q = exact(value, what)
+        if q and not PARAMETER_RANGE[0] <= abs(q) <= PARAMETER_RANGE[1]:
+            # the symbolic routes print and simplify their parameters: exp(eps) at
+            # eps = 10^4000 takes sympy minutes (no certified answer needs it)
+            size = len(str(abs(q.numerator))) - len(str(q.denominator))
+            raise InputError(f"{what} (about 1e{size}) is outside the supported magnitudes [1e-300, 1e300]")
         if self.kind == "integer":
             if q.denominator != 1:
                 raise InputError(f"{what} must be an integer, got {value}")

@@ -10,6 +10,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+from certdp.errors import InputError
+
 from certdp.analyses.accountants.dpsgd import dpsgd
 from certdp.analyses.accountants.pld import DEFAULT_H, PLDAccountant, SubsampledGaussian
 
@@ -50,9 +52,12 @@ def test_automatic_grid_widens_for_tiny_noise():
     acc = PLDAccountant().compose(SubsampledGaussian(Fraction(1, 100), Fraction(1, 100)), 10)
     assert acc.h > DEFAULT_H and (acc.h / DEFAULT_H).denominator == 1  # a power-of-2 multiple
     assert PLDAccountant().compose(SubsampledGaussian(Fraction(1), Fraction(1, 100)), 10).h == DEFAULT_H
-    # σ = 1e-300 must not overflow the float arithmetic of the choice
-    tiny = PLDAccountant().compose(SubsampledGaussian(Fraction(1, 10**300), Fraction(1, 2)), 1)
-    assert tiny.h > 10**590
+    # σ = 1e-30 (the smallest taken) must not overflow the float arithmetic of the choice
+    tiny = PLDAccountant().compose(SubsampledGaussian(Fraction(1, 10**30), Fraction(1, 2)), 1)
+    assert tiny.h > 10**50
+    # below it the float search would underflow: a clear refusal, not a wrong grid
+    with pytest.raises(InputError, match="below the range"):
+        PLDAccountant().compose(SubsampledGaussian(Fraction(1, 10**300), Fraction(1, 2)), 1)
 
 
 def test_tiny_noise_is_answered_with_a_narrow_enclosure():

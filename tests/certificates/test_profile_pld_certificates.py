@@ -132,4 +132,6 @@ def test_account_certificate_round_trip(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "heterogeneous" in bad.stderr
     sub = _cli("profile", "compose(subsample(laplace(scale=1), rate=1/10), k=10)", "--delta", "1e-5",
                "--certificate", str(tmp_path / "c.json"))
-    assert sub.returncode == 2 and "Traceback" not in sub.stderr and "not supported" in sub.stderr
+    # the engine's answer is narrower than the profile pair proves: a weaker certificate, said so
+    assert sub.returncode == 0 and "weaker than the answer's upper end" in sub.stdout, sub.stderr
+    assert _cli("verify", str(tmp_path / "c.json")).stdout.startswith("VALID")

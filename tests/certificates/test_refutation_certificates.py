@@ -210,7 +210,8 @@ def test_audit_certifies_every_decided_claim_it_can(tmp_path):
     f = tmp_path / "claims.toml"
     f.write_text(CLAIMS)
     d = tmp_path / "certs"
-    out = subprocess.run([sys.executable, "-m", "certdp", "audit", str(f), "--certificates", str(d), "--quiet"],
+    out = subprocess.run([sys.executable, "-m", "certdp", "audit", str(f), "--certificates", str(d), "--quiet",
+                          "--claim-budget", "900", "--budget", "1800"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "certificates: 5 of 6 decided claims" in out.stdout

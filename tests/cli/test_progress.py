@@ -112,5 +112,23 @@ def test_a_terminal_sees_a_rich_progress_bar_and_stdout_stays_plain():
     proc.wait(timeout=120)
     os.close(master)
     assert proc.returncode == 0
-    assert b"the PLD grid of one step" in seen and b"\x1b[" in seen  # rich's live display
+    assert b"PLD of one step" in seen and b"\x1b[" in seen  # rich's live display (the task shown depends on timing)
     assert "ε ∈" in out and "\x1b[" not in out
+
+
+def test_a_certificate_out_of_budget_keeps_the_decided_verdict(monkeypatch):
+    """Writing a certificate can cost more than deciding the claim: when the claim's
+    budget runs out there, the verdict stands and the reason goes to no_certificate."""
+    from certdp.audit.claims import parse_claim
+    from certdp.audit.verdicts import audit_claim
+    from certdp.certificates import writer
+    from certdp.errors import BudgetExceeded
+
+    def slow(*_a, **_k):
+        raise BudgetExceeded("re-composing the PLD needs more than the budget of 1 s (raise it with --claim-budget SECONDS)")
+
+    monkeypatch.setattr(writer, "upper_dp_certificate", slow)
+    claim = parse_claim({"id": "c", "kind": "dp", "mechanism": "dpsgd(noise=2, rate=1/10, steps=20)",
+                         "eps": "2", "delta": "1e-5"}, 0)
+    v = audit_claim(claim, want_certificate=True)
+    assert v.verdict == "CONFIRMED" and v.certificate is None and "--claim-budget" in v.no_certificate
