@@ -59,6 +59,14 @@ def budget(seconds: float | None, option: str = "--budget") -> _Iterator[None]:
         _deadline.pop()
 
 
+def remaining_budget() -> tuple[float, str] | None:
+    """(seconds left, the option that set it) of the innermost budget; None if unlimited."""
+    if not _deadline:
+        return None
+    deadline, _, option = _deadline[-1]
+    return max(deadline - _time.monotonic(), 1e-3), option
+
+
 def check_budget(what: str, done: int | None = None, total: int | None = None) -> None:
     """The heartbeat of long work: report progress (``done`` of ``total``
     steps of ``what``, see :mod:`certdp.progress`) and raise BudgetExceeded

@@ -19,9 +19,18 @@ def _one(args: tuple) -> object:
     from certdp.audit import audit_claim
     from certdp.errors import budget  # noqa: PLC0415
 
-    claim, want_cert, seconds = args
-    with budget(seconds, "--claim-budget"):
+    claim, want_cert, (seconds, option) = args
+    with budget(seconds, option):
         return audit_claim(claim, want_cert)
+
+
+def _claim_budget(seconds: float) -> tuple[float, str]:
+    """A claim's budget: --claim-budget, or what is left of --budget if less (worker
+    processes do not see this process's budget, so it is handed to each claim)."""
+    from certdp.errors import remaining_budget  # noqa: PLC0415
+
+    left = remaining_budget()
+    return (seconds, "--claim-budget") if left is None or left[0] >= seconds else left
 
 
 def _table(verdicts: list) -> str:
@@ -102,8 +111,8 @@ def _run(args: argparse.Namespace) -> int:
     want = args.certificates is not None
     if want:
         out_dir = _prepare_dir(args.certificates)
-    seconds = None if args.claim_budget is None else parse_seconds(args.claim_budget, "--claim-budget")
-    work = [(c, want, seconds) for c in claims]
+    seconds = parse_seconds(args.claim_budget, "--claim-budget")
+    work = [(c, want) for c in claims]
     found: dict[int, object] = {}
 
     def done(i: int, v: object) -> None:
@@ -120,7 +129,9 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.sweep import executor, run_tasks, window_for  # noqa: PLC0415
 
     with executor(args.jobs, args.dask) as (ex, workers):
-        run_tasks(_one, ((i, (w,)) for i, w in enumerate(work)), done, lost, ex, window_for(workers, args.dask is not None))
+        # each claim's budget is fixed when it is handed out (the generator is consumed lazily)
+        run_tasks(_one, ((i, ((*w, _claim_budget(seconds)),)) for i, w in enumerate(work)), done, lost, ex,
+                  window_for(workers, args.dask is not None))
     verdicts = [found[i] for i in range(len(work))]  # in file order, whatever order they finished in
     if args.json:
         print(json.dumps({"claims": [v.to_json() for v in verdicts]}))
