@@ -36,7 +36,7 @@ class Answer:
     assumptions: tuple[str, ...] = ()
 
 
-def at_closed_form(f, x: object, name: str):  # noqa: ANN001, ANN201 - f(x): an Answer or (Enclosure, method)
+def at_closed_form(f, x: object, name: str):  # noqa: ANN001, ANN201 - f(x): an Enclosure, Answer or (Enclosure, method)
     """``f(x)`` for f non-increasing in x (δ(ε), ε(δ), f(α) are): a rational x is
     passed as is; a closed form (``log(2)``) is bracketed by rationals lo <= x <= hi
     and the answer is [f(hi).lo, f(lo).hi] (Exact inputs everywhere, issue 18)."""
@@ -46,6 +46,8 @@ def at_closed_form(f, x: object, name: str):  # noqa: ANN001, ANN201 - f(x): an 
     if lo == hi:
         return f(lo)
     low, high = f(hi), f(lo)
+    if isinstance(low, Enclosure):
+        return Enclosure(low.lo, high.hi)
     if isinstance(low, Answer):
         return Answer(Enclosure(low.enclosure.lo, high.enclosure.hi), high.method, high.kind, high.assumptions)
     return Enclosure(low[0].lo, high[0].hi), high[1]

@@ -74,3 +74,19 @@ def test_api_takes_closed_forms():
     assert 0 < ans.enclosure.hi_exact - ans.enclosure.lo_exact < Fraction(1, 10**12)
     with pytest.raises(Exception, match="eps"):
         api.delta("laplace(scale=1)", "log(-1)")
+
+
+def test_dpsgd_closed_form_target_and_its_certificate(tmp_path, capsys):
+    """dpsgd at δ = exp(-12) lies between the answers at rational neighbours of
+    e^-12 = 6.1442123533282...e-6, and its certificate (stated at the bracket's
+    lower end, the stronger claim) is VALID."""
+    base = ["dpsgd", "--noise", "2", "--sample-rate", "1/100", "--steps", "50", "--delta"]
+    at = _json(base + ["exp(-12)"], capsys)["eps"]
+    below = _json(base + ["6.1442123533e-6"], capsys)["eps"]  # a smaller δ: a larger ε
+    above = _json(base + ["6.1442123534e-6"], capsys)["eps"]
+    assert Fraction(above["lo"]) <= Fraction(at["lo"]) <= Fraction(at["hi"]) <= Fraction(below["hi"])
+    cert = tmp_path / "c.json"
+    assert main(base + ["exp(-12)", "--certificate", str(cert), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(cert)]) == 0
+    assert capsys.readouterr().out.startswith("VALID")

@@ -97,6 +97,12 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     s, q, T = _check(noise, rate, steps)
     if (delta is None) == (eps is None):
         raise InputError("give exactly one of delta= or eps=")
+    from certdp.analyses.dispatch import at_closed_form  # noqa: PLC0415 (closed-form targets: log(2), exp(-12))
+    from certdp.expr.constants import bracket  # noqa: PLC0415
+
+    # the target a certificate states: the lower end of a closed form's bracket (a
+    # smaller δ, or a smaller ε, is the stronger claim the enclosure's upper end proves)
+    target = bracket(delta if delta is not None else eps, "delta" if delta is not None else "eps")[0]
     t0 = time.perf_counter()
     if mu and not two_sided:
         raise InputError("the GDP report needs both bounds (two_sided=True)")
@@ -106,9 +112,9 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     kw: dict = {}
     for refine in range(MAX_REFINE + 1):
         if delta is not None:
-            kw["eps"] = answer = acc.epsilon(delta)
+            kw["eps"] = answer = at_closed_form(acc.epsilon, delta, "delta")
         else:
-            kw["delta"] = answer = acc.delta(eps)
+            kw["delta"] = answer = at_closed_form(acc.delta, eps, "eps")
         if h is not None or not two_sided or _narrow(answer, delta is not None) or refine == MAX_REFINE:
             break
         if refine and answer.lo_exact == 0:
@@ -124,7 +130,6 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     settings = acc.discretisation()
     if mu:
         settings["residual"] = str(rep.residual_exact)  # the exact η the μ report proves
-    target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
 
 
@@ -151,10 +156,13 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
 
     mech = Compose(Gaussian(sigma=s), k=T)
     kw: dict = {}
+    from certdp.analyses.dispatch import at_closed_form  # noqa: PLC0415
+    from certdp.expr.constants import bracket  # noqa: PLC0415
+
     if delta is not None:
-        kw["eps"] = eps_enclosure(mech, delta)
+        kw["eps"] = at_closed_form(lambda d: eps_enclosure(mech, d), delta, "delta")
     else:
-        kw["delta"] = delta_enclosure(mech, eps)
+        kw["delta"] = at_closed_form(lambda e: delta_enclosure(mech, e), eps, "eps")
     if mu:
         m = strict_mu_lower(s, T)
         with working_precision(256):
@@ -164,5 +172,5 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
         zero = Enclosure.exact(0)
         kw.update(mu=m, residual=zero, regret=zero, advantage=adv, strict_mu_at_least=m)
     settings = {"name": "exact-gdp", "route": "full batch: the composition of T Gaussians is exactly (√T/σ)-GDP"}
-    target = exact(delta if delta is not None else eps, "delta" if delta is not None else "eps")
+    target = bracket(delta if delta is not None else eps, "delta" if delta is not None else "eps")[0]
     return DPSGDResult(s, Fraction(1), T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
