@@ -374,14 +374,19 @@ def test_huge_numbers_never_abort(tmp_path):
 
 
 def test_astronomically_small_enclosure_prints_outward():
-    """δ_1(1e400) ≈ 10^(−1.1e50): printed as 1e−N with the upper end above the truth."""
+    """δ_1(1e400) ≈ 10^(−2.17e799); its certified upper end (≈ 10^(−1.1e50) at the
+    precision cap) is printed as m·10^−N with its exact exponent, above the truth."""
+    from certdp.numerics.enclosure import parse_bound
+
     ans = delta_of(parse_spec("gaussian(sigma=1)"), "1e400")
     hi = ans.enclosure.hi_str()
-    assert hi.startswith("1e-")
-    # log10 δ_1(ε) ≈ −ε²/(2 ln 10) ≈ −2.17e799 for ε = 1e400: the printed upper end 10^−n
-    # lies above the truth iff n <= 2.17e799
-    n = int(hi[3:])
+    mantissa, exponent = hi.split("e")
+    assert 1 <= float(mantissa) < 10
+    # log10 δ_1(ε) ≈ −ε²/(2 ln 10) ≈ −2.17e799 for ε = 1e400: the printed upper end
+    # m·10^−n lies above the truth if n <= 2e799
+    n = -int(exponent)
     assert 0 < n <= 2 * 10**799
+    assert not parse_bound(hi) < ans.enclosure.hi  # rounded outward (never certainly below)
 
 
 def test_certificate_with_extreme_mu(tmp_path):

@@ -245,6 +245,8 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
         if not hasattr(acc, "h") or not getattr(acc, "two_sided", True) or enc.hi_exact == 0 \
                 or enc.hi_exact - enc.lo_exact <= enc.hi_exact / 100:
             break
+        if enc.lo_exact == 0 and (j > 1 or Fraction(eps) >= acc.top_loss()):  # type: ignore[attr-defined]
+            break  # no lower end, and a finer grid cannot give one (ε = 1e400 is beyond every finite loss)
         check_budget("refining the PLD grid for a narrower delta", j, DEFAULT_DELTA_REFINE)
         acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
         enc = acc.delta(eps)  # type: ignore[attr-defined]

@@ -1054,6 +1054,12 @@ class PLDAccountant(Accountant):
             hi = hi if hi < 1 else arb(1)
         return Enclosure(lo, hi)
 
+    def top_loss(self) -> Fraction:
+        """The largest finite loss of the upper PLDs (both relations): beyond it δ(ε)
+        is the mass at +∞ alone, which no finer grid changes."""
+        c = self._compute()
+        return max((pld.offset + len(pld.poly.coeffs()) - 1) * pld.h for pld in c["upper"].values())
+
     def delta_at_infinity(self) -> Enclosure:
         c = self._compute()
         with working_precision(PREC):
