@@ -138,14 +138,14 @@ def _conservative_width(options: dict[str, Any]) -> dict[str, Any]:
     """A closed-form ``width`` target is replaced by a rational below it (narrower is safe)."""
     if options.get("width") is None:
         return options
-    from certdp.expr.constants import rational_at_most  # noqa: PLC0415
+    from certdp.expr.brackets import rational_at_most  # noqa: PLC0415
 
     return {**options, "width": rational_at_most(options["width"], "width")}
 
 
 def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:
     """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2): the profile of μ-GDP (Liu et al. 2022 Thm 3.2)."""
-    from certdp.expr.constants import monotone  # noqa: PLC0415
+    from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import delta_mu as _f  # noqa: PLC0415
 
     return monotone(lambda m, e: _f(m, e, **options), (mu, "mu", +1), (eps, "eps", -1))
@@ -153,7 +153,7 @@ def delta_mu(mu: object, eps: object, **options: Any) -> Enclosure:
 
 def mu_gdp(eps: object, delta: object, **options: Any) -> Enclosure:
     """The μ with δ_μ(ε) = δ: μ-GDP implies (ε, δ)-DP iff μ ≤ mu_gdp(ε, δ)."""
-    from certdp.expr.constants import monotone  # noqa: PLC0415
+    from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
     options = _conservative_width(options)
@@ -162,7 +162,7 @@ def mu_gdp(eps: object, delta: object, **options: Any) -> Enclosure:
 
 def eps_gdp(mu: object, delta: object, **options: Any) -> Enclosure:
     """The smallest ε with δ_μ(ε) ≤ δ."""
-    from certdp.expr.constants import monotone  # noqa: PLC0415
+    from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import eps_from_mu_delta  # noqa: PLC0415
 
     options = _conservative_width(options)
@@ -171,7 +171,7 @@ def eps_gdp(mu: object, delta: object, **options: Any) -> Enclosure:
 
 def tradeoff_mu(mu: object, alpha: object, **options: Any) -> Enclosure:
     """f_μ(α) = Φ(Φ⁻¹(1 − α) − μ), the μ-GDP trade-off function (Dong, Roth & Su 2022)."""
-    from certdp.expr.constants import monotone  # noqa: PLC0415
+    from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import tradeoff_mu as _f  # noqa: PLC0415
 
     return monotone(lambda m, a: _f(m, a, **options), (mu, "mu", -1), (alpha, "alpha", -1))
@@ -197,7 +197,7 @@ def verify(path: str) -> Any:
 def mu_pure_dp(eps0: object, **options: Any) -> Enclosure:
     """μ₀ = −2Φ⁻¹(1/(1 + e^{ε₀})): every ε₀-DP mechanism is μ₀-GDP, tight for
     randomized response (Liu et al. 2022 Thm 5.1)."""
-    from certdp.expr.constants import monotone  # noqa: PLC0415
+    from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import mu_from_pure_dp  # noqa: PLC0415
 
     return monotone(lambda e: mu_from_pure_dp(e, **options), (eps0, "eps0", +1))

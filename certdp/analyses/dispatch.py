@@ -17,6 +17,7 @@ from flint import arb
 
 from certdp.errors import InputError, check_budget
 from certdp.mechanisms.base import Mechanism, ProfileKind
+from certdp.expr.brackets import at_closed_form
 from certdp.numerics.enclosure import Enclosure
 
 
@@ -34,23 +35,6 @@ class Answer:
     method: str
     kind: ProfileKind = ProfileKind.EXACT
     assumptions: tuple[str, ...] = ()
-
-
-def at_closed_form(f, x: object, name: str):  # noqa: ANN001, ANN201 - f(x): an Enclosure, Answer or (Enclosure, method)
-    """``f(x)`` for f non-increasing in x (δ(ε), ε(δ), f(α) are): a rational x is
-    passed as is; a closed form (``log(2)``) is bracketed by rationals lo <= x <= hi
-    and the answer is [f(hi).lo, f(lo).hi] (Exact inputs everywhere, issue 18)."""
-    from certdp.expr.constants import bracket  # noqa: PLC0415
-
-    lo, hi = bracket(x, name)
-    if lo == hi:
-        return f(lo)
-    low, high = f(hi), f(lo)
-    if isinstance(low, Enclosure):
-        return Enclosure(low.lo, high.hi)
-    if isinstance(low, Answer):
-        return Answer(Enclosure(low.enclosure.lo, high.enclosure.hi), high.method, high.kind, high.assumptions)
-    return Enclosure(low[0].lo, high[0].hi), high[1]
 
 
 def _answer(mech: Mechanism, enc: Enclosure, method: str) -> Answer:
@@ -197,7 +181,7 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
     if not isinstance(delta, (Fraction, int)):
         return at_closed_form(lambda d: narrowed_epsilon(items, d, width, rel_bits=rel_bits), delta, "delta")
     if width is not None and not isinstance(width, (Fraction, int)):
-        from certdp.expr.constants import rational_at_most  # noqa: PLC0415
+        from certdp.expr.brackets import rational_at_most  # noqa: PLC0415
 
         width = rational_at_most(width, "width")
     from certdp.numerics.exact import exact  # noqa: PLC0415
@@ -310,7 +294,7 @@ def tradeoff_values(mech: Mechanism, alphas: list[object]) -> tuple[list[Enclosu
     (:func:`certdp.analyses.fdp.tradeoff_enclosure`); an upper-bound-only profile bounds
     f from below only (β ∈ [f_L(α), 1 − α]).  An α given in closed form is bracketed
     (f is non-increasing: [f(hi).lo, f(lo).hi], see :func:`at_closed_form`)."""
-    from certdp.expr.constants import bracket  # noqa: PLC0415
+    from certdp.expr.brackets import bracket  # noqa: PLC0415
 
     ends = [bracket(a, "alpha") for a in alphas]
     for (lo, hi), given in zip(ends, alphas):

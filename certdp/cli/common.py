@@ -88,7 +88,7 @@ def _reporter(args: argparse.Namespace):  # noqa: ANN202 - a RichReporter or a n
         return nullcontext(None)
     if getattr(args, "progress", False) or sys.stderr.isatty():
         try:
-            from certdp.progress import RichReporter  # noqa: PLC0415
+            from certdp.cli.display import RichReporter  # noqa: PLC0415
             import rich  # noqa: F401, PLC0415
         except ImportError:  # rich missing: run without a display
             return nullcontext(None)

@@ -21,9 +21,10 @@ def _call(name: str, *values: object, **options: object):  # noqa: ANN202 - an E
         for v in (*values, *(o for o in options.values() if isinstance(o, str))):
             exact(v)
     except InputError:
-        from certdp import api  # noqa: PLC0415 (closed forms need the expression parser)
+        from certdp.api import delta_mu, eps_gdp, mu_gdp, mu_pure_dp  # noqa: PLC0415 (closed forms: the parser)
 
-        return getattr(api, name)(*values, **options)
+        api = {"delta_mu": delta_mu, "mu_gdp": mu_gdp, "eps_gdp": eps_gdp, "mu_pure_dp": mu_pure_dp}
+        return api[name](*values, **options)
     return _KERNEL[name](*values, **options)
 
 

@@ -11,7 +11,6 @@ constant.  Values are only ever used through certified balls
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
 
 import sympy
 from flint import arb
@@ -19,8 +18,6 @@ from flint import arb
 from certdp.errors import InputError
 from certdp.expr.evaluate import compile_ball, constant_sign
 from certdp.expr.parser import parse_expression
-from certdp.numerics.ball import dyadic_to_fraction, working_precision
-from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
 
@@ -66,39 +63,3 @@ def sign(expr: sympy.Expr, name: str) -> int:
         raise InputError(f"cannot decide the sign of {name} = {expr}")
     return s
 
-
-#: Precision (bits) of the rational bracket of a closed-form input.
-BRACKET_BITS = 192
-
-
-def bracket(x: object, name: str = "value") -> tuple[Fraction, Fraction]:
-    """Rationals lo <= x <= hi: lo = hi = x for an exact rational input; for a
-    closed form (``log(2)``) the exact ends of its ball at :data:`BRACKET_BITS`
-    bits (relative width about 2^-190)."""
-    v = exact_real(x, name)
-    q = as_fraction(v)
-    if q is not None:
-        return q, q
-    with working_precision(BRACKET_BITS):
-        b = ball(v)
-        return dyadic_to_fraction(b.lower()), dyadic_to_fraction(b.upper())
-
-
-def rational_at_most(x: object, name: str = "value") -> Fraction:
-    """A rational <= x (x itself when rational): for inputs where a smaller value
-    is the conservative one (a width or resolution target)."""
-    return bracket(x, name)[0]
-
-
-def monotone(f: Callable[..., Enclosure], *args: tuple[object, str, int]) -> Enclosure:
-    """Enclosure of f(x1, ..., xn) for exact-real inputs, f monotone in each:
-    ``args`` are (value, name, direction) with direction +1 (f non-decreasing in
-    it) or −1 (non-increasing).  Rational inputs are passed as they are (one call);
-    with closed forms f runs at the two corners of their brackets and the hull
-    [f(lower corner).lo, f(upper corner).hi] encloses f at the exact point."""
-    ends = [(bracket(v, name), d) for v, name, d in args]
-    if all(lo == hi for (lo, hi), _ in ends):
-        return f(*(lo for (lo, _), _ in ends))
-    low = f(*(lo if d > 0 else hi for (lo, hi), d in ends))
-    high = f(*(hi if d > 0 else lo for (lo, hi), d in ends))
-    return Enclosure(low.lo, high.hi)

@@ -9,7 +9,8 @@ import json
 from certdp.analyses.gdpt import measure
 from certdp.cli import main
 from certdp.mechanisms.spec import parse_spec
-from certdp.progress import RichReporter, reporting
+from certdp.cli.display import RichReporter
+from certdp.progress import reporting
 
 
 def test_library_heartbeats_reach_an_installed_reporter():

@@ -97,8 +97,7 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     s, q, T = _check(noise, rate, steps)
     if (delta is None) == (eps is None):
         raise InputError("give exactly one of delta= or eps=")
-    from certdp.analyses.dispatch import at_closed_form  # noqa: PLC0415 (closed-form targets: log(2), exp(-12))
-    from certdp.expr.constants import bracket  # noqa: PLC0415
+    from certdp.expr.brackets import at_closed_form, bracket  # noqa: PLC0415 (closed-form targets: exp(-12))
 
     # the target a certificate states: the lower end of a closed form's bracket (a
     # smaller δ, or a smaller ε, is the stronger claim the enclosure's upper end proves)
@@ -156,8 +155,7 @@ def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0
 
     mech = Compose(Gaussian(sigma=s), k=T)
     kw: dict = {}
-    from certdp.analyses.dispatch import at_closed_form  # noqa: PLC0415
-    from certdp.expr.constants import bracket  # noqa: PLC0415
+    from certdp.expr.brackets import at_closed_form, bracket  # noqa: PLC0415
 
     if delta is not None:
         kw["eps"] = at_closed_form(lambda d: eps_enclosure(mech, d), delta, "delta")

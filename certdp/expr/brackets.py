@@ -1,0 +1,72 @@
+"""Closed-form inputs to monotone questions: the rational bracket of ``log(2)`` and
+the hull of an answer over it (Exact inputs everywhere, issue 18).
+
+A question asked at an irrational ε, δ, μ or α (``log(2)``, ``exp(-2)``) is asked at
+rationals lo <= x <= hi 2^-190 apart; every quantity certdp answers is monotone in
+such an input (δ(ε) and ε(δ) decrease, μ_GDP(ε, δ) increases, ...), so the hull of
+the two answers encloses the answer at x.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any, Callable
+
+from certdp.expr.constants import as_fraction, ball, exact_real
+from certdp.numerics.ball import dyadic_to_fraction, working_precision
+from certdp.numerics.enclosure import Enclosure
+
+
+#: Precision (bits) of the rational bracket of a closed-form input.
+BRACKET_BITS = 192
+
+
+def bracket(x: object, name: str = "value") -> tuple[Fraction, Fraction]:
+    """Rationals lo <= x <= hi: lo = hi = x for an exact rational input; for a
+    closed form (``log(2)``) the exact ends of its ball at :data:`BRACKET_BITS`
+    bits (relative width about 2^-190)."""
+    v = exact_real(x, name)
+    q = as_fraction(v)
+    if q is not None:
+        return q, q
+    with working_precision(BRACKET_BITS):
+        b = ball(v)
+        return dyadic_to_fraction(b.lower()), dyadic_to_fraction(b.upper())
+
+
+def rational_at_most(x: object, name: str = "value") -> Fraction:
+    """A rational <= x (x itself when rational): for inputs where a smaller value
+    is the conservative one (a width or resolution target)."""
+    return bracket(x, name)[0]
+
+
+def monotone(f: Callable[..., Enclosure], *args: tuple[object, str, int]) -> Enclosure:
+    """Enclosure of f(x1, ..., xn) for exact-real inputs, f monotone in each:
+    ``args`` are (value, name, direction) with direction +1 (f non-decreasing in
+    it) or −1 (non-increasing).  Rational inputs are passed as they are (one call);
+    with closed forms f runs at the two corners of their brackets and the hull
+    [f(lower corner).lo, f(upper corner).hi] encloses f at the exact point."""
+    ends = [(bracket(v, name), d) for v, name, d in args]
+    if all(lo == hi for (lo, hi), _ in ends):
+        return f(*(lo for (lo, _), _ in ends))
+    low = f(*(lo if d > 0 else hi for (lo, hi), d in ends))
+    high = f(*(hi if d > 0 else lo for (lo, hi), d in ends))
+    return Enclosure(low.lo, high.hi)
+
+
+
+def at_closed_form(f: Callable[[Fraction], Any], x: object, name: str) -> Any:
+    """``f(x)`` for f non-increasing in x (δ(ε), ε(δ), f(α) are): a rational x is
+    passed as is; a closed form is bracketed, lo <= x <= hi, and the answer is
+    [f(hi).lo, f(lo).hi].  f returns an Enclosure, an (Enclosure, method) pair, or a
+    record with an ``enclosure`` field (the other fields are taken from f(lo))."""
+    lo, hi = bracket(x, name)
+    if lo == hi:
+        return f(lo)
+    low, high = f(hi), f(lo)
+    if isinstance(low, Enclosure):
+        return Enclosure(low.lo, high.hi)
+    if isinstance(low, tuple):
+        return Enclosure(low[0].lo, high[0].hi), high[1]
+    return dataclasses.replace(high, enclosure=Enclosure(low.enclosure.lo, high.enclosure.hi))
