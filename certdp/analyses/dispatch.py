@@ -267,7 +267,11 @@ def profile_values(mech: Mechanism, points: list[Fraction]) -> list[Enclosure]:
     if found is None:
         from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
 
-        return [delta_enclosure(mech, x) for x in points]
+        out = []
+        for i, x in enumerate(points):
+            check_budget("the privacy profile", i, len(points))
+            out.append(delta_enclosure(mech, x))
+        return out
     out = []
     for i, x in enumerate(points):
         check_budget("the privacy profile", i, len(points))
@@ -283,7 +287,11 @@ def gdpt_values(mech: Mechanism, points: list[Fraction]) -> list[Enclosure]:
     from certdp.analyses.gdpt import gdpt, gdpt_of_delta  # noqa: PLC0415
 
     if accountant_for(mech) is None:
-        return [gdpt(mech, x, width=Fraction(1, 10**9)) for x in points]
+        out = []
+        for i, x in enumerate(points):
+            check_budget("the GDPT", i, len(points))
+            out.append(gdpt(mech, x, width=Fraction(1, 10**9)))
+        return out
     return [gdpt_of_delta(x, d) for x, d in zip(points, profile_values(mech, points))]
 
 

@@ -193,6 +193,9 @@ def parse_claims(text: str) -> list[Claim]:
     tables = doc.get("claim")
     if not isinstance(tables, list) or not tables:
         raise InputError("claims file: no [[claim]] tables")
+    for i, t in enumerate(tables):
+        if not isinstance(t, dict):
+            raise InputError(f"claims file: claim {i + 1} is not a [[claim]] table (got {type(t).__name__})")
     claims = [parse_claim(t, i) for i, t in enumerate(tables)]
     seen: set[str] = set()
     for c in claims:

@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if (args.file is None) == (args.builtin is None):
         raise InputError("give a claims FILE or --builtin NAME (not both)")
-    claims = load_claims(builtin_path(args.builtin) if args.builtin else args.file)
+    claims = load_claims(builtin_path(args.builtin) if args.builtin is not None else args.file)
     want = args.certificates is not None
     if want:
         out_dir = _prepare_dir(args.certificates)

@@ -18,6 +18,9 @@ from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.errors import InputError
 
 
+#: Most grid intervals a plot draws (each point is a certified evaluation).
+MAX_POINTS = 10_000
+
 #: File types matplotlib writes without extra libraries.
 _FORMATS = {"png", "pdf", "svg", "eps", "ps"}
 
@@ -68,6 +71,8 @@ def _run(args: argparse.Namespace) -> int:
     if ext not in _FORMATS:
         raise InputError(f"--output: unsupported file type {ext or '(none)'!r}; use one of "
                          + ", ".join(sorted(_FORMATS)))
+    if not 1 <= args.points <= MAX_POINTS:
+        raise InputError(f"--points must be an integer in [1, {MAX_POINTS}], got {args.points}")
     plt = _matplotlib()
     mech = parse_spec(args.spec)
     eps_max = exact(args.eps_max, "eps_max")

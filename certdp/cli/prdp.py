@@ -86,6 +86,8 @@ def _load_table(path: str) -> "FiniteMechanism":  # noqa: F821
                 raise InputError(f"{path}: entry [{i}][{j}] = {v!r} is not a number string")
     nb = data.get("neighbours")
     if nb is not None:
+        if not isinstance(nb, list):
+            raise InputError(f"{path}: neighbours must be a list of [i, j] pairs of input indices")
         nb = [tuple(p) if isinstance(p, list) else p for p in nb]
     return FiniteMechanism(rows, inputs=data.get("inputs"), outputs=data.get("outputs"), neighbours=nb)
 

@@ -45,7 +45,7 @@ from typing import Any, Callable, Mapping
 import sympy
 from flint import arb, ctx
 
-from certdp.errors import InputError, PrecisionError
+from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.expr import compile_ball, evaluate_ball
 from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
@@ -407,6 +407,8 @@ class TradeoffMechanism(Mechanism):
         the ``naive_until`` point where q exceeds the tail bound)."""
         prec = max(80, int(digits * 3.33) + 40)
         f_s = sympy.lambdify(EPS, self._dsol * (1 + sympy.exp(EPS)) + (1 - self._sol) * sympy.exp(EPS), "mpmath")
+        # mpmath, not sympy's evalf: evalf expands exp(1e600) digit by digit (minutes)
+        f_sol = sympy.lambdify(EPS, self._sol, "mpmath")
         import mpmath  # noqa: PLC0415  (search only)
 
         with working_precision(prec):
@@ -423,12 +425,16 @@ class TradeoffMechanism(Mechanism):
             root = None
             with mpmath.workdps(30):
                 prev = None
-                for x in xs:
+                for i, x in enumerate(xs):
+                    check_budget("searching the switch point", i, len(xs))
                     try:
-                        v = f_s(mpmath.mpf(x.numerator) / x.denominator)
-                        sol_v = self._sol.subs(EPS, sympy.Rational(x.numerator, x.denominator))
-                        ok = float(sol_v) < 1
-                    except (ZeroDivisionError, ValueError, TypeError):
+                        xm = mpmath.mpf(x.numerator) / x.denominator
+                        v = f_s(xm)
+                        sv = f_sol(xm)
+                        if isinstance(sv, mpmath.mpc):  # float() of a complex value raised, as before
+                            raise TypeError("complex")
+                        ok = bool(sv < 1)
+                    except (ZeroDivisionError, ValueError, TypeError, OverflowError):
                         prev = None
                         continue
                     if ok and prev is not None and prev[1] < 0 < v:

@@ -39,3 +39,34 @@ def test_directory_and_missing_file(reader, tmp_path, capsys):
         assert main(READERS[reader](path)) == 2
         err = capsys.readouterr().err
         assert err.startswith("certdp: error: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text", ['claim = ["x"]\n', 'claim = [["x"]]\n', 'claim = [1, 2]\n'])
+def test_claims_that_are_not_tables(text, tmp_path, capsys):
+    f = tmp_path / "c.toml"
+    f.write_text(text)
+    assert main(["audit", str(f)]) == 2
+    assert "is not a [[claim]] table" in capsys.readouterr().err
+
+
+def test_empty_builtin_name(capsys):
+    assert main(["audit", "--builtin", ""]) == 2
+    assert "no built-in claims file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", ['"inputs": [{"a": 1}, "b"]', '"inputs": 3', '"outputs": [[1], [2]]',
+                                   '"neighbours": 3', '"neighbours": [1, 2]', '"neighbours": true'])
+def test_prdp_table_fields_of_the_wrong_type(extra, tmp_path, capsys):
+    """Labels and neighbour lists of the wrong JSON type (found by the hostile probe:
+    TypeError: unhashable type / 'int' object is not iterable)."""
+    f = tmp_path / "t.json"
+    f.write_text('{"rows": [["1/2", "1/2"], ["1/3", "2/3"]], ' + extra + "}")
+    assert main(["prdp", "check", "--eps", "1", "--delta", "0", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("certdp: error: ") and err.count("\n") == 1
+
+
+def test_plot_points_are_bounded(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["plot", "profile", "laplace(scale=1)", "-o", str(tmp_path / "p.png"), "--points", "1000000"]) == 2
+    assert "--points must be an integer in [1, 10000]" in capsys.readouterr().err

@@ -25,7 +25,7 @@ from typing import Hashable, Iterable, Sequence
 
 import sympy
 
-from certdp.errors import InputError
+from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import MAX_PREC, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -168,8 +168,8 @@ class FiniteMechanism:
             table.append(entries)
         self.rows: tuple[tuple[Exact, ...], ...] = tuple(table)
         n_in, n_out = len(table), width or 0
-        self.inputs = tuple(inputs) if inputs is not None else tuple(range(n_in))
-        self.outputs = tuple(outputs) if outputs is not None else tuple(range(n_out))
+        self.inputs = _labels(inputs, n_in, "inputs")
+        self.outputs = _labels(outputs, n_out, "outputs")
         if len(self.inputs) != n_in or len(set(self.inputs)) != n_in:
             raise InputError(f"inputs must be {n_in} distinct labels, got {list(self.inputs)}")
         if len(self.outputs) != n_out or len(set(self.outputs)) != n_out:
@@ -326,7 +326,9 @@ def _check(mech: object, eps: object, delta: object, notion: str) -> DPCheck:
     witness: Witness | None = None
     witness_margin: Enclosure | None = None
     holds = True
-    for pt in mech.pair_tables():
+    n_pairs = len(getattr(mech, "neighbours", ())) or None
+    for k, pt in enumerate(mech.pair_tables()):
+        check_budget(f"checking {notion.upper()} over the neighbouring pairs", k, n_pairs)
         cells, prec = _positive_set(pt, e)
         A = _sum_a(cells)
         if notion == "adp":
@@ -365,6 +367,21 @@ class _ArbKey:
 
     def __lt__(self, other: "_ArbKey") -> bool:
         return bool(self.v < other.v)
+
+
+def _labels(given: object, n: int, what: str) -> tuple:
+    """The labels of the table's inputs or outputs: 0..n-1 by default, else a list of
+    n distinct hashable labels (InputError for anything else)."""
+    if given is None:
+        return tuple(range(n))
+    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence):
+        raise InputError(f"{what} must be a list of {n} distinct labels, got {given!r}")
+    for label in given:
+        try:
+            hash(label)
+        except TypeError:
+            raise InputError(f"{what}: the label {label!r} is not a valid label (use a string)") from None
+    return tuple(given)
 
 
 def is_adp(mech: object, eps: object, delta: object) -> DPCheck:
