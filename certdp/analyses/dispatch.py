@@ -223,6 +223,9 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
     ε may be a closed form (:func:`at_closed_form`)."""
     if not isinstance(eps, (Fraction, int)):
         return at_closed_form(lambda e: narrowed_delta(items, e, rel_bits=rel_bits), eps, "eps")
+    ends = [m.vanishes_from() for m, _ in items]
+    if all(t is not None for t in ends) and eps >= sum(k * t for (_, k), t in zip(items, ends)):
+        return Enclosure.exact(0), "exact: δ = 0 beyond Σ k·ε0 (pure DP composes additively)"
     acc, method = composition_accountant(items, rel_bits=rel_bits)
     enc = acc.delta(eps)  # type: ignore[attr-defined]
     for j in range(1, DEFAULT_DELTA_REFINE + 1):

@@ -121,6 +121,13 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
     mech = table.get("mechanism")
     if mech is not None and not isinstance(mech, str):
         raise InputError(f"claim {cid!r}, field 'mechanism': expected a spec string")
+    if mech is not None:
+        from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+        try:
+            parse_spec(mech)  # a spec that does not parse makes the file malformed (exit 2)
+        except InputError as err:
+            raise InputError(f"claim {cid!r}, field 'mechanism': {err}") from None
     for text_field in ("source", "note"):
         if text_field in table and not isinstance(table[text_field], str):
             raise InputError(f"claim {cid!r}, field {text_field!r}: expected a string")

@@ -112,6 +112,9 @@ def run_handler(args: argparse.Namespace) -> int:
     if handler is None:  # pragma: no cover - argparse requires a subcommand
         return fail("no command given")
     try:
+        for flag in ("certificate", "certificates", "output", "out"):
+            if getattr(args, flag, None) == "":
+                raise InputError(f"--{flag}: an empty file name")
         from certdp.progress import reporting  # noqa: PLC0415
 
         seconds = getattr(args, "budget", None)

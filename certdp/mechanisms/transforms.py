@@ -72,6 +72,11 @@ class Subsample(CatalogMechanism):
         if not 0 < self.rate <= 1:
             raise InputError(f"subsample: rate must satisfy 0 < rate <= 1, got {self.rate}")
 
+    def vanishes_from(self) -> Fraction | None:
+        """δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ)) = 0 once log(1 + (e^ε − 1)/γ) >= T_M, in
+        particular for ε >= T_M (the map is >= ε): subsampling never weakens pure DP."""
+        return self.mechanism.vanishes_from()
+
     def gdp_mu_squared(self) -> Fraction | None:
         """Rate 1 is no subsampling: the inner mechanism's μ², if exact."""
         return self.mechanism.gdp_mu_squared() if self.rate == 1 else None
@@ -183,7 +188,9 @@ class Compose(CatalogMechanism):
         return self.k == 1 or self.mechanism.gdp_mu_squared() is not None
 
     def vanishes_from(self) -> Fraction | None:
-        return self.mechanism.vanishes_from() if self.k == 1 else None
+        """k-fold composition of a T-DP mechanism (δ = 0 from T on) is kT-DP."""
+        t = self.mechanism.vanishes_from()
+        return None if t is None else self.k * t
 
     def gdp_mu_squared(self) -> Fraction | None:
         """k-fold composition of exactly μ-GDP mechanisms is exactly √k μ-GDP

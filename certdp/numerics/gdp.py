@@ -134,9 +134,16 @@ def delta_mu(mu: object, eps: object, *, digits: int | None = None, prec: int | 
     start = max(_start_prec_cached(m, e, bits), bits + 10)
     with working_precision(start):
         y = delta_mu_ball(to_ball(m), to_ball(e))
-    if y.is_finite() and y.rel_accuracy_bits() >= bits:
-        return Enclosure.from_ball(y)
-    return Enclosure.from_ball(delta_mu_adaptive(m, e, bits))
+    if not (y.is_finite() and y.rel_accuracy_bits() >= bits):
+        y = delta_mu_adaptive(m, e, bits)
+    return _in_unit(Enclosure.from_ball(y))
+
+
+def _in_unit(enc: Enclosure) -> Enclosure:
+    """The enclosure cut to [0, 1], where every δ and every β lies."""
+    lo = enc.lo if enc.lo > 0 else arb(0)
+    hi = enc.hi if enc.hi < 1 else arb(1)
+    return enc if (lo is enc.lo and hi is enc.hi) else Enclosure(lo, hi)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -376,7 +383,8 @@ def tradeoff_mu(mu: object, alpha: object, *, digits: int | None = None, prec: i
         z = -Phi_inv_exact_ball(a)  # Φ⁻¹(1-α)
         return Phi_ball(z - to_ball(m))
 
-    return Enclosure.from_ball(adaptive(compute, bits, bits + 30 + 2 * int(math.log2(1 + _mag(m))), "tradeoff_mu"))
+    return _in_unit(Enclosure.from_ball(adaptive(compute, bits, bits + 30 + 2 * int(math.log2(1 + _mag(m))),
+                                                 "tradeoff_mu")))
 
 
 def mu_from_pure_dp(eps: object, *, digits: int | None = None, prec: int | None = None) -> Enclosure:

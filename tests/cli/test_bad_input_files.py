@@ -70,3 +70,30 @@ def test_plot_points_are_bounded(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     assert main(["plot", "profile", "laplace(scale=1)", "-o", str(tmp_path / "p.png"), "--points", "1000000"]) == 2
     assert "--points must be an integer in [1, 10000]" in capsys.readouterr().err
+
+
+def test_claim_with_an_unparsable_spec_makes_the_file_malformed(tmp_path, capsys):
+    """docs/claims.md: a malformed file is refused as a whole, naming the claim and field."""
+    f = tmp_path / "c.toml"
+    f.write_text('[[claim]]\nid = "x"\nkind = "dp"\nmechanism = "laplace(scale=1"\neps = "1"\ndelta = "0"\n')
+    assert main(["audit", str(f)]) == 2
+    assert "claim 'x', field 'mechanism'" in capsys.readouterr().err
+
+
+def test_empty_output_names_are_refused(tmp_path, capsys):
+    assert main(["measure", "gaussian(sigma=1)", "--certificate", ""]) == 2
+    assert "empty file name" in capsys.readouterr().err
+
+
+def test_pure_dp_compositions_vanish_exactly(capsys):
+    """10-fold Laplace(1) is 10-DP: δ(ε) = 0 exactly from ε = 10 on (was a budget
+    overrun through the PLD engine); just below, the engine's δ is positive."""
+    import json
+
+    for eps, zero in (("700", True), ("10", True), ("9.99", False)):
+        assert main(["profile", "compose(laplace(scale=1), k=10)", "--eps", eps, "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)["delta"]
+        assert (d["hi"] == "0") == zero, (eps, d)
+    assert main(["account", "--mechanism", "subsample(laplace(scale=1), rate=1/2)", "--times", "3",
+                 "--eps", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["delta"] == {"lo": "0", "hi": "0"}
