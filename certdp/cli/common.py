@@ -120,8 +120,13 @@ def run_handler(args: argparse.Namespace) -> int:
         seconds = getattr(args, "budget", None)
         from certdp.numerics.enclosure import display_limit  # noqa: PLC0415
 
+        limit = getattr(args, "display_digits", None)
+        if limit is None and isinstance(getattr(args, "digits", None), int):  # gdp/profile: the accuracy
+            if not 1 <= args.digits <= 100:
+                raise InputError(f"--digits must be an integer in [1, 100], got {args.digits}")
+            limit = min(args.digits + 1, 100)  # ... and what is printed
         with budget(None if seconds is None else parse_seconds(seconds)), _reporter(args) as shown, reporting(shown), \
-                display_limit(getattr(args, "display_digits", None)):
+                display_limit(limit):
             return int(handler(args))
     except InputError as err:
         return fail(str(err))

@@ -433,9 +433,9 @@ class Enclosure:
         elif not math.isfinite(rw):
             auto = 6
         else:
-            auto = int(min(30, max(4, math.ceil(-math.log10(rw)) + 1)))
+            auto = int(max(4, math.ceil(-math.log10(rw)) + 1))
         limit = _DISPLAY_LIMIT.get()
-        return auto if limit is None else min(auto, limit)
+        return min(auto, 30) if limit is None else min(auto, limit)
 
     def _display_ends(self) -> tuple[str, ...]:
         """The printed ends: one string for an exactly printable point, else two."""

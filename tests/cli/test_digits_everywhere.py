@@ -48,3 +48,21 @@ def test_account_digits_contains_the_json_enclosure(capsys):
 def test_bad_digits_is_a_clear_error(capsys):
     assert main(["account", "--mechanism", "laplace(scale=1)", "--eps", "1", "--digits", "0"]) == 2
     assert "digits must be an integer in [1, 100]" in capsys.readouterr().err
+
+
+def test_accuracy_digits_are_printed_and_bounded(capsys):
+    """profile/gdp --digits N sets the accuracy and prints N+1 digits (the display was
+    cut at 30, and --digits 1000 silently gave 17); N outside [1, 100] is refused."""
+    import mpmath
+
+    from certdp.cli import main
+
+    assert main(["profile", "laplace(scale=1)", "--eps", "1/2", "--digits", "60"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    lo, hi = line.split("[")[1].rstrip("]").split(", ")
+    assert len(lo) >= 60
+    with mpmath.workdps(80):
+        truth = 1 - mpmath.exp(mpmath.mpf(-1) / 4)  # δ(ε) = 1 − e^{(ε−1)/2} at ε = 1/2
+        assert mpmath.mpf(lo) <= truth <= mpmath.mpf(hi) and mpmath.mpf(hi) - mpmath.mpf(lo) < mpmath.mpf(10) ** -58
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1", "--digits", "1000"]) == 2
+    assert "--digits must be an integer in [1, 100]" in capsys.readouterr().err
