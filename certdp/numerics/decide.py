@@ -16,7 +16,7 @@ from typing import Callable, TypeVar
 
 from flint import arb
 
-from certdp.errors import PrecisionError
+from certdp.errors import PrecisionError, check_budget
 
 from certdp.numerics.ball import MAX_PREC, rel_accuracy_bits, working_precision
 
@@ -48,6 +48,7 @@ def decide(test: Callable[[int], T | None], *, start: int, what: str, cap: int =
             raise PrecisionError(f"{what}: undecided at {prec} bits of working precision")
         prec = min(GROWTH * prec, cap)
         tries += 1
+        check_budget(f"raising the working precision ({what})")  # a retry can take seconds
 
 
 def adaptive(
