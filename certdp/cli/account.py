@@ -139,10 +139,13 @@ def _certify(args: argparse.Namespace, answer: object) -> str:
 
     spec, k = args.items[0]
     mech = parse_spec(spec if k == 1 else f"compose({spec}, k={k})")
+    from certdp.expr.brackets import bracket  # noqa: PLC0415
+
+    # a closed-form target is stated at its bracket's lower end (the stronger claim, see profile)
     if args.eps is not None:
-        doc = upper_dp_certificate(mech, eps=args.eps, delta_hi=answer)
+        doc = upper_dp_certificate(mech, eps=bracket(args.eps, "eps")[0], delta_hi=answer)
     else:
-        doc = upper_dp_certificate(mech, delta=args.delta, eps_hi=answer)
+        doc = upper_dp_certificate(mech, delta=bracket(args.delta, "delta")[0], eps_hi=answer)
     write(doc, args.certificate)
     return "\n" + written_note(doc, args.certificate, answer, "delta" if args.eps is not None else "eps")[0]
 

@@ -55,10 +55,16 @@ def _handler(args: argparse.Namespace) -> int:
     if args.certificate:
         from certdp.certificates.writer import upper_dp_certificate, write, written_note  # noqa: PLC0415
 
+        from certdp.expr.brackets import bracket  # noqa: PLC0415
+
+        # a closed-form target is stated at its bracket's lower end: the stronger claim the
+        # answer's upper end proves (δ(ε_lo) <= hi; ε(δ_lo) <= hi)
         if args.eps is not None:
-            doc = upper_dp_certificate(mech, eps=args.eps, delta_hi=ans.enclosure, assumptions=ans.assumptions)
+            doc = upper_dp_certificate(mech, eps=bracket(args.eps, "eps")[0], delta_hi=ans.enclosure,
+                                       assumptions=ans.assumptions)
         else:
-            doc = upper_dp_certificate(mech, delta=args.delta, eps_hi=ans.enclosure, assumptions=ans.assumptions)
+            doc = upper_dp_certificate(mech, delta=bracket(args.delta, "delta")[0], eps_hi=ans.enclosure,
+                                       assumptions=ans.assumptions)
         write(doc, args.certificate)
         note, data["certificate"] = written_note(doc, args.certificate, ans.enclosure,
                                                  "delta" if args.eps is not None else "eps")

@@ -90,3 +90,18 @@ def test_dpsgd_closed_form_target_and_its_certificate(tmp_path, capsys):
     capsys.readouterr()
     assert main(["verify", str(cert)]) == 0
     assert capsys.readouterr().out.startswith("VALID")
+
+
+def test_certificates_for_closed_form_targets(tmp_path, capsys):
+    """Every answer can be handed on: a certificate at ε = log(2) states the
+    bracket's lower end (a rational just below log 2: the stronger claim) and verifies."""
+    for argv in (["profile", "laplace(scale=1)", "--eps", "log(2)"],
+                 ["account", "--mechanism", "laplace(scale=1)", "--times", "3", "--delta", "exp(-10)"]):
+        cert = tmp_path / "c.json"
+        assert main(argv + ["--certificate", str(cert)]) == 0
+        capsys.readouterr()
+        claim = json.loads(cert.read_text())["claim"]
+        if argv[0] == "profile":
+            assert Fraction(claim["eps"]) < Fraction("0.69314718056") and Fraction(claim["eps"]) > Fraction("0.693147")
+        assert main(["verify", str(cert)]) == 0
+        assert capsys.readouterr().out.startswith("VALID")
