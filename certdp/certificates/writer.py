@@ -160,20 +160,25 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
 
     spec = mech.spec()
     refuse_uncheckable(spec)
-    evidence: dict[str, Any] = {}
+    evidences: list[dict[str, Any]] = [{}]
     if not getattr(mech, "has_closed_form", True) and not checker_has_closed_form(spec):
         from certdp.analyses.accountants.pld import PLDAccountant, as_subsampled_gaussian  # noqa: PLC0415
 
         try:
             as_subsampled_gaussian(mech)
-            evidence = {"pld": PLDAccountant().compose(mech).discretisation()}
         except InputError:
             return _profile_pld_certificate(mech, spec, eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi,
                                             assumptions=assumptions)
-    for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
-        doc = envelope(claim, spec, evidence, 128)
-        if check(doc).valid:
-            return doc
+        # the engine's grid, then finer ones: an answer narrowed by halving the grid
+        # (the router's default width) is re-derived only on a grid as fine
+        h = PLDAccountant().compose(mech).h
+        evidences = [{"pld": PLDAccountant(h=h / 2**j).compose(mech).discretisation()} for j in range(4)]
+    for j, evidence in enumerate(evidences):
+        check_budget("refining the certificate's grid", j, len(evidences))
+        for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
+            doc = envelope(claim, spec, evidence, 128)
+            if check(doc).valid:
+                return doc
     raise InputError("the independent checker could not re-derive this bound; no certificate written")
 
 
