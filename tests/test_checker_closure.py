@@ -15,7 +15,9 @@ catalog 35 modules, 6,542 lines; with the kinds added since (gdp_except,
 not_gdp_except, not_dp from dominated PLDs, the binomial profile of pure-DP
 compositions) 37 modules, 7,048 lines; with the mpmath kernel's second-order
 cells and adp_not_prdp 37 modules, 7,150 lines; with the profile-pair evidence
-for generic-engine answers (check_profile_pld) 38 modules, 7,318 lines.
+for generic-engine answers (check_profile_pld) 38 modules, 7,318 lines; with the
+switch-point and noise-refinement proofs (check_optimum, expr.monotone, the
+sgd/icea naive profiles in the checker's table) 40 modules, 7,715 lines.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 38
-MAX_LINES = 7_350
+MAX_MODULES = 40
+MAX_LINES = 7_750
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -15,6 +15,7 @@ import sympy
 from flint import arb
 
 from certdp.expr.constants import exact_real
+from certdp.expr.monotone import decreasing_in_eps_and_delta, monotonicity_assumption  # noqa: F401 (re-exported)
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.base import EPS
 from certdp.mechanisms.formula import DELTA, _EPOS, _X, TradeoffMechanism, _check_supported, _ev, _mid_fraction, _to_formula  # noqa: F401
@@ -37,24 +38,6 @@ class NoiseRefinement:
     #: unproved hypotheses the optimum rests on (empty when sympy proves f
     #: non-increasing in ε and in δ on ε > 0, 0 < δ < 1)
     assumptions: tuple[str, ...] = ()
-
-
-_U = sympy.Symbol("_u", positive=True)
-
-
-def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
-    """Does sympy *prove* ∂f/∂ε <= 0 and ∂f/∂δ <= 0 for ε > 0, 0 < δ < 1
-    (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved"."""
-    others = {x: sympy.Symbol(x.name, positive=True) for x in formula.free_symbols if x not in (EPS, DELTA)}
-    f = formula.xreplace({EPS: _EPOS, **others})
-    try:
-        for var in (_EPOS, DELTA):
-            d = sympy.diff(f, var).xreplace({DELTA: 1 / (1 + _U)})
-            if sympy.simplify(d).is_nonpositive is not True:
-                return False
-    except Exception:  # noqa: BLE001 - sympy's own failures mean "not proved"
-        return False
-    return True
 
 
 def _exact_constant(x: object, name: str) -> sympy.Expr:
@@ -179,8 +162,7 @@ def refine_noise(
         d0_cell = db if bracket is None else d0v(cell)
         if not (d0_cell > 0):
             raise PrecisionError("optimal delta0 not certified positive")
-        assumed = () if decreasing_in_eps_and_delta(formula) else (
-            f"σ = {formula} is non-increasing in ε and in δ (bounds the cell at ε0_max; sympy could not prove it)",)
+        assumed = monotonicity_assumption(formula)
         return NoiseRefinement(
             assumptions=assumed,
             sigma=Enclosure.from_ball(sigma_star),

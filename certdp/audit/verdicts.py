@@ -231,7 +231,7 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
         if not hasattr(mech, "switch_point"):
             raise InputError(f"claim {claim.id!r}: {claim.mechanism} is not a trade-off mechanism (no switch point)")
         sp = mech.switch_point()
-        enc = sp.eps if q == "switch_eps" else sp.delta
+        enc, bracket, tail = (sp.eps if q == "switch_eps" else sp.delta), sp.eps, sp.tail
         assumptions = tuple(mech.assumptions)
         method = "certified switch point of the refined profile (Liu et al. 2022 App. B)"
     elif q.startswith("refined_"):
@@ -239,6 +239,7 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
 
         res = refine_noise(claim.formula, claim.at["eps"], claim.at["delta"])
         enc = {"refined_sigma": res.sigma, "refined_eps0": res.eps0, "refined_delta0": res.delta0}[q]
+        bracket, tail = res.eps0, None
         assumptions = res.assumptions
         method = "certified noise refinement (Liu et al. 2022 App. C)"
     else:
@@ -278,14 +279,27 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
                 note = ("the checker has no closed form for this mechanism's profile "
                         "(an accountant answer: not re-derivable for value claims yet)")
         else:
-            note = ("switch points and noise refinements of σ-formula mechanisms are not re-derived by the "
-                    "independent checker (it does not run their symbolic search)")
+            cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
     return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions,
                    certificate=cert, no_certificate=note)
 
 
 #: Value quantities the independent checker re-derives (certdp.certificates.check_value).
 CERTIFIABLE_VALUES = ("mu_gdp", "delta", "eps")
+
+
+def _optimum_certificate(claim: Claim, enc: Enclosure, bracket: Enclosure, tail: int | None, verdict: str,
+                         assumptions: tuple[str, ...]) -> dict:
+    """The ``value`` certificate of a decided switch point or noise refinement: the
+    checker re-proves the optimum on cells from the bracket (check_optimum)."""
+    from certdp.certificates.writer import optimum_certificate  # noqa: PLC0415
+    from certdp.numerics.exact import fraction_to_str  # noqa: PLC0415
+
+    common = dict(reported=claim.reported, rounding=claim.rounding, verdict=verdict, assumptions=assumptions)
+    if claim.quantity.startswith("switch_"):
+        return optimum_certificate(claim.quantity, enc, bracket, spec=_mech(claim).spec(), tail=tail, **common)
+    at = {k: fraction_to_str(v) if isinstance(v, Fraction) else str(v) for k, v in claim.at.items()}
+    return optimum_certificate(claim.quantity, enc, bracket, formula=claim.formula, at=at, **common)
 
 
 def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict | None:

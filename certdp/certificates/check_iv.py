@@ -15,7 +15,8 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
 * ``gdp_except``, ``not_gdp_except``, ``dp``/``not_dp`` with PLD evidence — need the
   flint kernel (exact integer convolution), and say so.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
-  ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict.
+  ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
+  switch points and noise refinements (:mod:`check_optimum`) need the flint kernel.
 * ``adp_not_prdp`` — every certified sign of :mod:`check_prdp` in mpmath intervals.
 
 An undecided comparison is retried at 2× and 4× the certificate's precision,
@@ -220,6 +221,8 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     from certdp.certificates.check_value import check_verdict, validate  # noqa: PLC0415
 
     c, q, at, lo, hi = validate(doc)  # structure only: no arithmetic
+    if q.startswith(("switch_", "refined_")):
+        return False, "this certificate needs the flint kernel (the optimum's cell proof is written for arb balls)"
     prec = doc["precision"]
     if lo < 0:
         return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"

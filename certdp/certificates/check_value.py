@@ -12,6 +12,10 @@ the one decision loop):
 * ``eps`` at δ (the smallest ε with δ_M(ε) ≤ δ; δ_M is non-increasing):
   ε* ≤ hi iff δ_M(hi) ≤ δ; ε* ≥ lo > 0 when δ_M(lo') > δ for every lo' < lo,
   which holds when δ_M(lo) > δ (lo > 0 needs an exact profile).
+* ``switch_eps`` / ``switch_delta`` (the switch point of an sgd/icea refined
+  profile) and ``refined_sigma`` / ``refined_eps0`` / ``refined_delta0`` (the
+  noise refinement of a σ-formula): the extremum is re-proved on cells from the
+  evidence's bracket by :mod:`certdp.certificates.check_optimum`.
 
 The verdict against the printed number: the interval a printed decimal
 stands for is recomputed from ``reported`` and ``rounding``
@@ -35,6 +39,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
+from certdp.certificates.check_optimum import REFINED, SWITCH, check_refined, check_switch
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.certificates.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError
@@ -44,7 +49,8 @@ from certdp.numerics.exact import exact, printed_interval
 from certdp.numerics.gdp import delta_mu_ball
 
 KINDS = ("value",)
-QUANTITIES = {"mu_gdp": {"eps", "delta"}, "delta": {"eps"}, "eps": {"delta"}}
+QUANTITIES = {"mu_gdp": {"eps", "delta"}, "delta": {"eps"}, "eps": {"delta"},
+              **{q: set() for q in SWITCH}, **{q: {"eps", "delta"} for q in REFINED}}
 ROUNDINGS = ("nearest", "up", "down", "truncate")
 
 
@@ -76,14 +82,16 @@ def validate(doc: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, dict[str, 
     p = doc["precision"]
     if not MIN_PRECISION <= p <= MAX_PRECISION:
         raise MalformedCertificate(f"precision must be an integer in [{MIN_PRECISION}, {MAX_PRECISION}], got {p!r}")
-    claim = _fields(doc["claim"], "claim", {"kind", "quantity", "at", "lo", "hi"},
-                    {"reported", "rounding", "verdict", "assumptions"})
-    _fields(doc["evidence"], "evidence", set(), set())
-    q = claim["quantity"]
+    q = doc["claim"].get("quantity") if isinstance(doc["claim"], dict) else None
     if not isinstance(q, str) or q not in QUANTITIES:
         raise MalformedCertificate(f"claim.quantity must be one of {sorted(QUANTITIES)}, got {q!r}")
+    claim = _fields(doc["claim"], "claim", {"kind", "quantity", "at", "lo", "hi"} | ({"formula"} if q in REFINED else set()),
+                    {"reported", "rounding", "verdict", "assumptions"})
+    if q not in SWITCH + REFINED:
+        _fields(doc["evidence"], "evidence", set(), set())  # the optima's evidence: check_optimum
     at_raw = _fields(claim["at"], "claim.at", QUANTITIES[q], set())
-    at = {k: _num(v, f"claim.at.{k}") for k, v in at_raw.items()}
+    # a noise refinement's target may be a closed form (exp(-2)): parsed by check_optimum
+    at = {} if q in REFINED else {k: _num(v, f"claim.at.{k}") for k, v in at_raw.items()}
     lo, hi = _num(claim["lo"], "claim.lo"), _num(claim["hi"], "claim.hi")
     if not lo <= hi:
         raise MalformedCertificate("claim.lo must be <= claim.hi")
@@ -110,6 +118,10 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
                      start: int) -> str | None:
+    if q in SWITCH:
+        return check_switch(doc, q, lo, hi, start)
+    if q in REFINED:
+        return check_refined(doc, q, lo, hi, start)
     if q == "mu_gdp":
         if doc["mechanism"] is not None:
             raise MalformedCertificate("a mu_gdp value has no mechanism (mechanism must be null)")

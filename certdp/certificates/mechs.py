@@ -27,8 +27,13 @@ Catalog profiles are non-increasing, so the range over [a, b] is enclosed by a
 lower bound at b and an upper bound at a (two one-sided chains).  What the
 checker needs besides δ: :attr:`Mech.assumptions`, :attr:`Mech.profile_kind`,
 :meth:`Mech.gdp_mu_squared`, :meth:`Mech.profile` (sympy, for the
-second-order cell test and the mpmath kernel).  The σ-formula mechanisms
-(``tradeoff``, ``sgd``, ``icea``) are not in the table: the checker refuses them.
+second-order cell test and the mpmath kernel).
+
+The σ-formula mechanisms ``sgd(A, B, sigma)`` and ``icea(m, n)`` are in the table
+only for their naive profile δ̂ (:class:`NaiveFamily`), which the switch-point
+check (:mod:`check_optimum`) needs; every profile-based kind refuses them
+(:data:`certdp.certificates.facts.NOT_CHECKABLE`), as it refuses ``tradeoff``
+(whose δ̂ needs symbolic solving).
 """
 
 from __future__ import annotations
@@ -80,6 +85,8 @@ PARAMS: dict[str, tuple[tuple[str, str, Any], ...]] = {
                    ("hi", "number", _REQ)),
     "profile": (("expression", "string", _REQ),),
     "dpsgd": (("noise", "number", _REQ), ("rate", "number", _REQ), ("steps", "integer", _REQ)),
+    "sgd": (("A", "number", _REQ), ("B", "number", _REQ), ("sigma", "number", _REQ)),
+    "icea": (("m", "number", _REQ), ("n", "number", _REQ)),
 }
 
 
@@ -508,10 +515,33 @@ class UserProfile(Mech):
         return self._compiled(eps)
 
 
+class NaiveFamily(Mech):
+    """A σ-formula mechanism whose naive profile δ̂(ε) (σ = f(ε, δ) solved for δ)
+    has a closed form that is positive and non-increasing on ε > 0 (Liu et al. 2022 §2):
+
+    * ``sgd``: σ = A ε⁻¹ √log(B/δ) ⇔ δ̂ = B exp(−(σε/A)²), A, B, σ > 0;
+    * ``icea``: m = 10 log(n/(εδ)) ⇔ δ̂ = n e^{−m/10}/ε, m, n > 0.
+
+    Only :meth:`naive` is offered (no profile: the refined profile needs a search)."""
+
+    def check(self) -> None:
+        if any(v <= 0 for v in self.params.values()):
+            raise InputError(f"{self.name}: parameters must be positive, got "
+                             + ", ".join(f"{k}={v}" for k, v in self.params.items()))
+
+    def naive(self) -> sympy.Expr:
+        """δ̂(ε) in :data:`EPS` (exact rationals)."""
+        p = {k: _q(v) for k, v in self.params.items()}
+        if self.name == "sgd":
+            return p["B"] * sympy.exp(-((p["sigma"] * EPS / p["A"]) ** 2))
+        return p["n"] * sympy.exp(-p["m"] / 10) / EPS
+
+
 TABLE: dict[str, type[Mech]] = {
     "laplace": Laplace, "gaussian": Gaussian, "gaussian_dp": GaussianDP,
     "randomized_response": RandomizedResponse, "pure_dp": ApproxDP, "approx_dp": ApproxDP,
     "subsample": Subsample, "compose": Compose, "clip_reify": ClipReify, "profile": UserProfile,
+    "sgd": NaiveFamily, "icea": NaiveFamily,
 }
 
 

@@ -477,6 +477,30 @@ def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclo
     return envelope(claim, spec, {}, precision=128)
 
 
+def optimum_certificate(quantity: str, enclosure: "Enclosure", bracket: "Enclosure", *, spec: str | None = None,
+                        tail: int | None = None, formula: str | None = None, at: dict[str, str] | None = None,
+                        reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
+                        assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``value`` certificate of a switch point (``spec``, ``tail``) or a noise refinement
+    (``formula``, ``at`` as safe closed-form strings): the checker re-proves that every
+    extremiser lies in ``bracket`` (:mod:`certdp.certificates.check_optimum`)."""
+    from certdp.numerics.ball import dyadic_to_fraction  # noqa: PLC0415
+
+    claim: dict[str, Any] = {"kind": "value", "quantity": quantity, "at": dict(at or {}),
+                             "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
+    if formula is not None:
+        claim["formula"] = formula
+    if verdict is not None:
+        claim.update(reported=reported, rounding=rounding, verdict=verdict)
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    evidence: dict[str, Any] = {"bracket": [fraction_to_str(dyadic_to_fraction(bracket.lo)),
+                                            fraction_to_str(dyadic_to_fraction(bracket.hi))]}
+    if tail is not None:
+        evidence["tail"] = str(tail)
+    return envelope(claim, spec, evidence, precision=128)
+
+
 def exact_gdp_certificate(spec: str, mu_hi: str, mu_lo: str | None = None,
                           assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of kind ``gdp_exact`` (checked by :mod:`certdp.certificates.check_exact`);

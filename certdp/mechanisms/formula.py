@@ -49,6 +49,7 @@ from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.expr import compile_ball, evaluate_ball
 from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.cells import prove_on_cells
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
@@ -115,11 +116,13 @@ class SwitchPoint:
 
     ``eps`` encloses every maximiser of q(x) = (1−δ̂(x))/(1+e^x) on [0, ∞);
     ``delta`` = δ̂(eps).  Proved: δ(ε) = 1 − (1+e^ε)(1−δ*)/(1+e^{ε*}) for
-    ε ≤ ε*, and δ(ε) = δ̂(ε) for ε in [eps.hi, naive_until]."""
+    ε ≤ ε*, and δ(ε) = δ̂(ε) for ε in [eps.hi, naive_until].  ``tail``: the
+    point T beyond which q ≤ 1/(1+e^T) excludes maximisers (a certificate's evidence)."""
 
     eps: Enclosure
     delta: Enclosure
     naive_until: Fraction
+    tail: int = 60
 
 
 class TradeoffMechanism(Mechanism):
@@ -479,30 +482,13 @@ class TradeoffMechanism(Mechanism):
                 until = Fraction(0)
             e_enc = Enclosure.from_ball(r0.union(r1))
             d_enc = Enclosure.from_ball(self._dhat(r0.union(r1)))
-            return SwitchPoint(e_enc, d_enc, until)
+            return SwitchPoint(e_enc, d_enc, until, tail)
 
     @staticmethod
     def _prove_cells(a: arb, b: arb, ok: Callable[[arb], bool], max_cells: int = 20000) -> None:
-        """Check ``ok(cell)`` on a partition of [a, b], splitting as needed."""
-        stack = [(a, b)]
-        n = 0
-        while stack:
-            lo, hi = stack.pop()
-            n += 1
-            if n > max_cells:
-                raise PrecisionError(f"cell proof on [{a}, {b}] did not finish")
-            cell = lo.union(hi)
-            try:
-                good = ok(cell)
-            except (InputError, ValueError, ZeroDivisionError):
-                good = False
-            if good:
-                continue
-            m = to_ball(_mid_fraction(lo, hi))
-            if not (m > lo and m < hi):
-                raise PrecisionError(f"cell proof stuck at [{lo}, {hi}]")
-            stack.append((lo, m))
-            stack.append((m, hi))
+        """Check ``ok(cell)`` on a partition of [a, b], splitting as needed
+        (:func:`certdp.numerics.cells.prove_on_cells`)."""
+        prove_on_cells(a, b, ok, max_cells)
 
 
 def _mid_fraction(lo: arb, hi: arb) -> Fraction:

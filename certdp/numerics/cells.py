@@ -28,6 +28,9 @@ from typing import Callable
 
 from flint import arb
 
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import dyadic_to_fraction, to_ball
+
 from certdp.numerics.gdp import delta_mu_ball
 from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_series_ball, phi_ball
 
@@ -71,3 +74,34 @@ def second_order_holds(
     if d_lo >= 0:
         return True
     return bool(f_a + d_lo * w >= 0)
+
+
+class CellBudgetExceeded(PrecisionError):
+    """A cell proof needed more cells than allowed: at this precision the claim is
+    not proved (finer arithmetic rarely helps; a wrong claim ends here)."""
+
+
+def prove_on_cells(a: arb, b: arb, ok: Callable[[arb], bool], max_cells: int = 20000) -> None:
+    """Prove ``ok(cell)`` on a partition of [a, b] (exact balls), bisecting a cell
+    (at its exact dyadic midpoint) whenever ``ok`` fails on it; an ``ok`` that raises
+    InputError/ValueError/ZeroDivisionError counts as failed.  PrecisionError after
+    ``max_cells`` cells (:class:`CellBudgetExceeded`) or when a cell cannot be split.  Shared by the optimum
+    proofs of :mod:`certdp.mechanisms.formula` and their checker."""
+    stack = [(a, b)]
+    n = 0
+    while stack:
+        lo, hi = stack.pop()
+        n += 1
+        if n > max_cells:
+            raise CellBudgetExceeded(f"cell proof on [{a}, {b}] did not finish in {max_cells} cells")
+        try:
+            good = ok(lo.union(hi))
+        except (InputError, ValueError, ZeroDivisionError):
+            good = False
+        if good:
+            continue
+        m = to_ball((dyadic_to_fraction(lo.mid()) + dyadic_to_fraction(hi.mid())) / 2)
+        if not (m > lo and m < hi):
+            raise PrecisionError(f"cell proof stuck at [{lo}, {hi}]")
+        stack.append((lo, m))
+        stack.append((m, hi))

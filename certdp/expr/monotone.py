@@ -1,0 +1,39 @@
+"""Symbolic monotonicity of σ = f(ε, δ) formulas (Liu et al. 2022 App. C, §5.2).
+
+The noise refinement's cell proof bounds f near ε0_max, where δ0 → 0 and f
+cannot be enclosed, by f(ε0_max, δ0(cell's left end)); that bound needs f
+non-increasing in ε and in δ.  Shared by the search
+(:mod:`certdp.analyses.noise_refinement`) and the checker
+(:mod:`certdp.certificates.check_optimum`), so both prove or assume the same thing.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from certdp.expr.symbols import DELTA, EPS, EPS_POS
+
+_U = sympy.Symbol("_u", positive=True)
+
+
+def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
+    """Does sympy *prove* ∂f/∂ε <= 0 and ∂f/∂δ <= 0 for ε > 0, 0 < δ < 1
+    (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved"."""
+    others = {x: sympy.Symbol(x.name, positive=True) for x in formula.free_symbols if x not in (EPS, DELTA)}
+    f = formula.xreplace({EPS: EPS_POS, **others})
+    try:
+        for var in (EPS_POS, DELTA):
+            d = sympy.diff(f, var).xreplace({DELTA: 1 / (1 + _U)})
+            if sympy.simplify(d).is_nonpositive is not True:
+                return False
+    except Exception:  # noqa: BLE001 - sympy's own failures mean "not proved"
+        return False
+    return True
+
+
+def monotonicity_assumption(formula: sympy.Expr) -> tuple[str, ...]:
+    """The hypothesis a noise refinement of ``formula`` rests on: none when
+    :func:`decreasing_in_eps_and_delta` proves it, else its statement."""
+    if decreasing_in_eps_and_delta(formula):
+        return ()
+    return (f"σ = {formula} is non-increasing in ε and in δ (bounds the cell at ε0_max; sympy could not prove it)",)
