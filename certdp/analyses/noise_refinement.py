@@ -15,7 +15,7 @@ import sympy
 from flint import arb
 
 from certdp.expr.constants import exact_real
-from certdp.expr.monotone import decreasing_in_eps_and_delta, monotonicity_assumption  # noqa: F401 (re-exported)
+from certdp.expr.monotone import monotonicity_assumption
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.base import EPS
 from certdp.mechanisms.formula import DELTA, _EPOS, _X, TradeoffMechanism, _check_supported, _ev, _mid_fraction, _to_formula  # noqa: F401

@@ -15,7 +15,7 @@ from certdp.certificates.schema import FORMAT, VERSION
 from certdp.mechanisms.format import format_number
 from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
 from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import to_ball, upper_bound, working_precision
+from certdp.numerics.ball import dyadic_to_fraction, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure, decimal_string
 from certdp.numerics.exact import exact, fraction_to_str
 
@@ -171,8 +171,13 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
                                             assumptions=assumptions)
         # the engine's grid, then finer ones: an answer narrowed by halving the grid
         # (the router's default width) is re-derived only on a grid as fine
-        h = PLDAccountant().compose(mech).h
-        evidences = [{"pld": PLDAccountant(h=h / 2**j).compose(mech).discretisation()} for j in range(4)]
+        # and the truncation the accountant uses for a δ this small (PLDAccountant.delta/epsilon)
+        base = PLDAccountant().compose(mech)
+        d = exact(delta, "delta") if delta is not None else (
+            dyadic_to_fraction(delta_hi.hi) if delta_hi is not None and delta_hi.hi > 0 else None)
+        tau = (base._tau_for(d) if d is not None else None) or base.tau
+        evidences = [{"pld": PLDAccountant(h=base.h / 2**j, tau=tau).compose(mech).discretisation()}
+                     for j in range(4)]
     for j, evidence in enumerate(evidences):
         check_budget("refining the certificate's grid", j, len(evidences))
         for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):

@@ -156,12 +156,12 @@ def test_audit_certifies_confirmed_dp_claims_on_dpsgd():
 
 
 def test_certificate_of_a_delta_narrowed_on_a_finer_grid(tmp_path, capsys):
-    """The router halves the PLD grid until δ is 1 % wide (here h = 1/2048); the
+    """The router halves the PLD grid until δ is 1 % wide (here h = 1/8192); the
     certificate's evidence must be as fine, else the checker cannot re-derive the
     narrowed upper end (this was 'could not re-derive this bound')."""
     path = tmp_path / "n.json"
-    assert main(["profile", "dpsgd(noise=1, rate=1/100, steps=300)", "--eps", "1/2", "--certificate", str(path),
+    assert main(["profile", "dpsgd(noise=1, rate=1/100, steps=300)", "--eps", "4", "--certificate", str(path),
                  "--json", "--quiet"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert "h = 1/2048" in out["method"] and out["certificate"]["weaker_than_answer"] is False
+    assert "h = 1/8192" in out["method"] and out["certificate"]["weaker_than_answer"] is False
     assert main(["verify", str(path)]) == 0

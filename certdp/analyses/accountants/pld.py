@@ -655,17 +655,28 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
     hf = float(h)
     lo_x, hi_x = pair.x_quantiles_f(z)
     lr = pair.loss_range_f()
-    k = math.ceil(pair.loss_f(lo_x) / hf)
-    w0 = k * hf - hf / 2
-    while w0 <= lr[0]:
-        k += 1
-        w0 = k * hf - hf / 2
-    b = pair.x_of_loss_f(w0) if w0 < lr[1] else lo_x
-    if not math.isfinite(b):  # the whole quantile range sits at one end of the loss range
-        b = lo_x
-    bounds = [b]
     eta = 1e-11
-    while b < hi_x:
+    # A finite end of the loss range (log(1-q) below for "remove", -log(1-q) above
+    # for "add") holds the bulk of the mass when q is small: the end cells are
+    # chosen so that their merged loss sits just above a grid point too (else the
+    # bulk is rounded down by up to h in every step: a drift of T*h).
+    b_bot = _end_cell(pair, s, hf, eta, lo_x, hi_x, "bottom") if math.isfinite(lr[0]) else None
+    b_top = _end_cell(pair, s, hf, eta, lo_x, hi_x, "top") if math.isfinite(lr[1]) else None
+    end_x = hi_x if b_top is None else b_top
+    if b_bot is not None and b_bot < end_x:
+        b = b_bot
+        k = math.floor(pair.loss_f(b) / hf) + 1
+    else:
+        k = math.ceil(pair.loss_f(lo_x) / hf)
+        w0 = k * hf - hf / 2
+        while w0 <= lr[0]:
+            k += 1
+            w0 = k * hf - hf / 2
+        b = pair.x_of_loss_f(w0) if w0 < lr[1] else lo_x
+        if not math.isfinite(b):  # the whole quantile range sits at one end of the loss range
+            b = lo_x
+    bounds = [b]
+    while b < end_x:
         if not len(bounds) % 512:
             check_budget("the lower PLD's interval search", len(bounds), None)
             if len(bounds) > MAX_GRID_POINTS:
@@ -703,10 +714,54 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
             nb = pair.x_of_loss_f(w_next)
         if not nb > b or not math.isfinite(nb):
             break
+        if nb >= end_x:
+            break
         bounds.append(nb)
         b = nb
         k += 1
+    if b_top is not None and b_top > bounds[-1]:
+        bounds.append(b_top)
     return bounds
+
+
+def _merged_loss_f(pair: "MixturePair", s: float, a: float, b: float) -> float:
+    """Float log(P(J)/Q(J)) of the x-interval J = (a, b) (search only; nan when empty)."""
+    pm, qm = _mass_f(pair.p_comps, s, a, b), _mass_f(pair.q_comps, s, a, b)
+    return math.log(pm) - math.log(qm) if pm > 0 and qm > 0 else math.nan
+
+
+def _end_cell(pair: "MixturePair", s: float, hf: float, eta: float, lo_x: float, hi_x: float,
+              end: str) -> float | None:
+    """Float search: the x-end b of the cell (-∞, b) ("bottom") or (b, +∞) ("top")
+    whose merged loss is kh + η for the grid point kh nearest inside the finite end
+    of the loss range; None when no such cell exists in [lo_x, hi_x]."""
+    lr = pair.loss_range_f()
+    if end == "bottom":
+        target = (math.floor(lr[0] / hf) + 1) * hf + eta
+
+        def g(x: float) -> float:
+            return _merged_loss_f(pair, s, -math.inf, x) - target
+    else:
+        target = (math.ceil(lr[1] / hf) - 1) * hf + eta
+
+        def g(x: float) -> float:
+            return _merged_loss_f(pair, s, x, math.inf) - target
+    a, b = lo_x, hi_x
+    ga, gb = g(a), g(b)
+    if not (ga < 0 < gb):  # both merged losses increase with the cut: a sign change brackets it
+        return None
+    for _ in range(200):
+        m = (a + b) / 2
+        gm = g(m)
+        if not math.isfinite(gm) or m in (a, b):
+            break
+        if gm < 0:
+            a = m
+        else:
+            b = m
+        if 0 <= gm < eta / 4:
+            break
+    return b
 
 
 def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -> DiscretePLD:
