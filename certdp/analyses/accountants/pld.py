@@ -994,22 +994,41 @@ class PLDAccountant(Accountant):
         if not self.items:
             raise InputError("nothing composed yet")
         bits = self._bits_for()
-        tau_units = int(self.tau * (1 << bits))
         out: dict = {"upper": {}, "lower": {}, "bits": bits}
         for rel in ("add", "remove"):
-            for kind in (("upper", "lower") if self.two_sided else ("upper",)):
-                acc: DiscretePLD | None = None
-                for m, k in self.items:
-                    one = self._one_step(m, rel, kind, bits)
-                    pk = one.power(k, tau_units)
-                    acc = pk if acc is None else acc.combine(pk, tau_units)
-                out[kind][rel] = acc
+            out["upper"][rel] = self._composed(rel, "upper", bits)
+        # the lower PLDs are built on demand (:meth:`_lower`): an answer needs the lower
+        # PLD of a relation only when its upper bound exceeds the other's lower bound
         self._cache = out
         return out
 
+    def _composed(self, rel: Relation, kind: Kind, bits: int) -> DiscretePLD:
+        tau_units = int(self.tau * (1 << bits))
+        acc: DiscretePLD | None = None
+        for m, k in self.items:
+            one = self._one_step(m, rel, kind, bits)
+            pk = one.power(k, tau_units)
+            acc = pk if acc is None else acc.combine(pk, tau_units)
+        assert acc is not None
+        return acc
+
+    def _lower(self, rel: Relation) -> DiscretePLD:
+        """The composed lower PLD of ``rel`` (two-sided accountants only), built once."""
+        c = self._compute()
+        if not self.two_sided:
+            raise InputError("this accountant has no lower PLDs (an upper-bound-only source)")
+        pld = c["lower"].get(rel)
+        if pld is None:
+            pld = c["lower"][rel] = self._composed(rel, "lower", c["bits"])
+        return pld
+
     def plds(self, kind: Kind = "upper") -> dict:
         """The composed DiscretePLD per relation ("add", "remove")."""
-        return self._compute()[kind]
+        c = self._compute()
+        if kind == "lower" and self.two_sided:
+            for rel in ("add", "remove"):
+                self._lower(rel)
+        return c[kind]
 
     def _with_tau(self, tau: Fraction) -> "PLDAccountant":
         """The same composition with truncation τ (and the bits it needs)."""
@@ -1045,12 +1064,15 @@ class PLDAccountant(Accountant):
         c = self._compute()
         with working_precision(PREC):
             eb = to_ball(e)
-            hi = _amax(upper_bound(c["upper"][r].delta_ball(eb, e)) for r in ("add", "remove"))
+            his = {r: upper_bound(c["upper"][r].delta_ball(eb, e)) for r in ("add", "remove")}
+            hi = _amax(his.values())
+            lo = arb(0)
             if self.two_sided:
-                lo = _amax(lower_bound(c["lower"][r].delta_ball(eb, e)) for r in ("add", "remove"))
-                lo = lo if lo > 0 else arb(0)
-            else:
-                lo = arb(0)
+                for r in _by_upper(his):
+                    if lo > 0 and his[r] <= lo:
+                        continue  # its lower bound is <= his[r] <= lo: the max is lo already
+                    v = lower_bound(self._lower(r).delta_ball(eb, e))
+                    lo = v if v > lo else lo
             hi = hi if hi < 1 else arb(1)
         return Enclosure(lo, hi)
 
@@ -1080,21 +1102,23 @@ class PLDAccountant(Accountant):
         with working_precision(PREC):
             db = to_ball(d)
             try:
-                hi = _amax(c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove"))
+                his = {r: c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove")}
             except InputError:
                 raise self._no_finite_eps(d) from None
+            hi = _amax(his.values())
             hi = hi if hi > 0 else arb(0)
+            lo = arb(0)
             if self.two_sided:
-                los = []
-                for r in ("add", "remove"):
+                # ε* = max over the relations; a relation's lower end is <= its upper
+                # end, so one whose upper end is <= the lower end found cannot raise it
+                for r in _by_upper(his):
+                    if lo > 0 and his[r] <= lo:
+                        continue
                     try:
-                        los.append(c["lower"][r].epsilon_bounds(db)[0])
+                        v = self._lower(r).epsilon_bounds(db)[0]
                     except InputError:
-                        los.append(arb(0))
-                lo = _amax(los)
-                lo = lo if lo > 0 else arb(0)
-            else:
-                lo = arb(0)
+                        v = arb(0)
+                    lo = v if v > lo else lo
         if lo > hi:  # cannot happen for valid bounds
             raise PrecisionError(f"inconsistent eps bounds {lo} > {hi}")
         return Enclosure(lo, hi)
@@ -1107,7 +1131,7 @@ class PLDAccountant(Accountant):
 
         c = self._compute()
         scale = arb(2) ** (-c["bits"])
-        if self.two_sided and any(to_ball(c["lower"][r].inf) * scale > to_ball(d) for r in ("add", "remove")):
+        if self.two_sided and any(to_ball(self._lower(r).inf) * scale > to_ball(d) for r in ("add", "remove")):
             return DeltaUnattainable(f"no finite eps achieves delta={format_fraction(d)}: the composed loss "
                                      "has more mass than that at +infinity (proved by the lower PLD)")
         up = _amax(upper_bound(to_ball(c["upper"][r].inf) * scale) for r in ("add", "remove"))
@@ -1123,6 +1147,14 @@ def format_fraction(q: Fraction) -> str:
     from certdp.mechanisms.format import format_number  # noqa: PLC0415
 
     return format_number(q)
+
+
+def _by_upper(his: dict) -> list:
+    """The relations, largest upper bound first (exact balls; ties keep the order)."""
+    rels = list(his)
+    if len(rels) == 2 and his[rels[1]] > his[rels[0]]:
+        rels.reverse()
+    return rels
 
 
 def _amax(xs: Iterable[arb]) -> arb:
