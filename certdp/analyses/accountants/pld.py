@@ -648,6 +648,140 @@ def upper_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
     return DiscretePLD(fmpz_poly(coeffs), i_lo, h, bits, inf, "upper")
 
 
+def _side_table(xs: list, centres: tuple[int, ...], s: arb) -> list:
+    """Per boundary x (a ball, or "-inf"/"+inf"): one (side, value) per centre c —
+    side +1: value = N(c, σ²) mass above x; side −1: mass below x; the side is
+    the one that keeps relative accuracy (as :meth:`_Cdf.side`)."""
+    out = []
+    for x in xs:
+        if isinstance(x, str):
+            out.append(None)
+            continue
+        row = []
+        for c in centres:
+            zz = (x - c) / s
+            row.append((1, Phi_upper_ball(zz)) if zz > 0 else (-1, Phi_ball(zz)))
+        out.append(tuple(row))
+    return out
+
+
+def _comp_mass_sides(a, ra, b, rb, i: int, s: arb, c: int) -> arb:
+    """N(c, σ²) mass of (a, b) from the side tables ra, rb (rows of :func:`_side_table`)
+    of the ends; the same case split as :meth:`_Cdf.comp_mass`."""
+    if a == "+inf" or b == "-inf":
+        return arb(0)
+    if a == "-inf":
+        if b == "+inf":
+            return arb(1)
+        sb, vb = rb[i]
+        return vb if sb < 0 else 1 - vb
+    if b == "+inf":
+        sa, va = ra[i]
+        return va if sa > 0 else 1 - va
+    sa, va = ra[i]
+    sb, vb = rb[i]
+    if sa > 0 and sb > 0:
+        return va - vb
+    if sa < 0 and sb < 0:
+        return vb - va
+    if sa < 0 and sb > 0:
+        return 1 - va - vb
+    return _direct(s, a, b, c)
+
+
+def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 12.0) -> dict:
+    """:func:`upper_one_step` of both relations ("remove", "add") in one pass.
+
+    The add pair is the remove pair mirrored (x → −x): L_add(x) = −L_rem(−x), so the
+    add pair's boundary for the loss w is −x_rem(−w), and the N(0, σ²) / N(−1, σ²)
+    masses of an add interval (x_add(w_j), x_add(w_{j+1})) are the N(0, σ²) / N(1, σ²)
+    masses of the remove interval (x_rem(−w_{j+1}), x_rem(−w_j)) (the normal law is
+    symmetric).  So the boundaries and the Gaussian masses between them are computed
+    once, on the remove frame, and each relation combines them with its own
+    mixture weights: remove P = (1−q)m₀ + q m₁, Q = m₀; add P = m₀, Q = (1−q)m₀ + q m₁.
+    The splitting and the upward rounding are those of :func:`upper_one_step`."""
+    rem, add = sg.pair("remove"), sg.pair("add")
+    r_lo, r_hi = _grid_range(rem, h, z)
+    a_lo, a_hi = _grid_range(add, h, z)
+    _check_grid(r_hi - r_lo + 1, h)
+    _check_grid(a_hi - a_lo + 1, h)
+    lo, hi = min(r_lo, -a_hi), max(r_hi, -a_lo)  # the remove-frame indices both need
+    n_all = hi - lo + 1
+    out: dict = {}
+    with working_precision(max(PREC, bits + 64)):
+        s = to_ball(sg.sigma)
+        hb = to_ball(h)
+        scale = arb(2) ** bits
+        xs = []
+        for i in range(lo, hi + 1):
+            if not (i - lo) % 512:
+                check_budget("the PLD grid of one step", i - lo, n_all)
+            xs.append(_endpoint(rem, i * hb))
+        sides = _side_table(xs, (0, 1), s)
+        # Gaussian masses (N(0, σ²), N(1, σ²)) of the remove-frame pieces between
+        # consecutive boundaries: gm[k] for (xs[k], xs[k+1])
+        gm = []
+        for k in range(n_all - 1):
+            if not k % 512:
+                check_budget("the upper PLD of one step", k, 3 * n_all)
+            a, b, ra, rb = xs[k], xs[k + 1], sides[k], sides[k + 1]
+            if a == "+inf" or b == "-inf":
+                gm.append(None)
+                continue
+            gm.append((_comp_mass_sides(a, ra, b, rb, 0, s, 0), _comp_mass_sides(a, ra, b, rb, 1, s, 1)))
+        w_rest, w_q = to_ball(1 - sg.rate), to_ball(sg.rate)
+        zero = arb(0)
+
+        def tail(i: int, below: bool):
+            """(m₀, m₁) of the remove-frame piece below (or above) boundary i."""
+            k = i - lo
+            x, row = xs[k], sides[k]
+            a, ra, b, rb = ("-inf", None, x, row) if below else (x, row, "+inf", None)
+            return (_comp_mass_sides(a, ra, b, rb, 0, s, 0), _comp_mass_sides(a, ra, b, rb, 1, s, 1))
+
+        for rel, i_lo, i_hi in (("remove", r_lo, r_hi), ("add", a_lo, a_hi)):
+            n = i_hi - i_lo + 1
+            mir = rel == "add"
+
+            def pq(g):
+                """(P, Q) of a piece from its Gaussian masses (None: an empty piece)."""
+                if g is None:
+                    return None
+                m0, m1 = g
+                mix = zero + w_rest * m0 + w_q * m1
+                return (m0, mix) if mir else (mix, m0)
+
+            # the relation's pieces: below its first boundary, between boundaries
+            # j and j+1 (remove frame: gm[i_lo + j - lo]; add: gm[-(i_lo + j + 1) - lo]),
+            # above its last boundary
+            first = pq(tail(-i_lo, False) if mir else tail(i_lo, True))
+            last = pq(tail(-i_hi, True) if mir else tail(i_hi, False))
+            masses = [zero] * n
+            masses[0] = first[0]
+            eh = hb.exp()
+            em_next = (-(i_lo * hb)).exp()
+            for j in range(n - 1):
+                if not j % 512:
+                    check_budget("the upper PLD of one step", n_all + j + (n_all if mir else 0), 3 * n_all)
+                em_j, em_next = em_next, em_next / eh
+                g = gm[-(i_lo + j + 1) - lo] if mir else gm[i_lo + j - lo]
+                if g is None:
+                    continue
+                PI, QI = pq(g)
+                A = (QI - em_next * PI) / (em_j - em_next)
+                masses[j] += A
+                masses[j + 1] += PI - A
+            inf_mass = last[0]
+            coeffs = [0] * n
+            for j in range(n):
+                u = upper_bound(masses[j] * scale)
+                coeffs[j] = max(int(u.ceil().unique_fmpz()), 0)
+            ui = upper_bound(inf_mass * scale)
+            inf = max(int(ui.ceil().unique_fmpz()), 0)
+            out[rel] = DiscretePLD(fmpz_poly(coeffs), i_lo, h, bits, inf, "upper")
+    return out
+
+
 def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[float]:
     """Float search (not part of the proof): interval ends b_0 < b_1 < ... such
     that the merged loss of [b_k, b_{k+1}) sits just above the grid point kh."""
@@ -995,18 +1129,24 @@ class PLDAccountant(Accountant):
             raise InputError("nothing composed yet")
         bits = self._bits_for()
         out: dict = {"upper": {}, "lower": {}, "bits": bits}
+        # a Gaussian-mixture source's upper one-step PLDs of both relations share
+        # their boundaries and Gaussian masses (the add pair mirrors the remove pair)
+        shared = {idx: upper_one_steps(m, self.h, bits, self._z())
+                  for idx, (m, _) in enumerate(self.items) if isinstance(m, SubsampledGaussian)}
         for rel in ("add", "remove"):
-            out["upper"][rel] = self._composed(rel, "upper", bits)
+            out["upper"][rel] = self._composed(rel, "upper", bits, {i: v[rel] for i, v in shared.items()})
         # the lower PLDs are built on demand (:meth:`_lower`): an answer needs the lower
         # PLD of a relation only when its upper bound exceeds the other's lower bound
         self._cache = out
         return out
 
-    def _composed(self, rel: Relation, kind: Kind, bits: int) -> DiscretePLD:
+    def _composed(self, rel: Relation, kind: Kind, bits: int, given: dict | None = None) -> DiscretePLD:
+        """The composition of the items' one-step PLDs (``given``: item index → a
+        one-step PLD already built)."""
         tau_units = int(self.tau * (1 << bits))
         acc: DiscretePLD | None = None
-        for m, k in self.items:
-            one = self._one_step(m, rel, kind, bits)
+        for idx, (m, k) in enumerate(self.items):
+            one = given[idx] if given and idx in given else self._one_step(m, rel, kind, bits)
             pk = one.power(k, tau_units)
             acc = pk if acc is None else acc.combine(pk, tau_units)
         assert acc is not None
