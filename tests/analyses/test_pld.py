@@ -19,6 +19,7 @@ from certdp.analyses.accountants.pld import (
     SubsampledGaussian,
     lower_one_step,
     upper_one_step,
+    upper_one_steps,
 )
 from certdp.errors import InputError
 from certdp.numerics.gdp import delta_mu, eps_from_mu_delta
@@ -123,6 +124,23 @@ def test_upper_and_lower_one_step_masses():
     assert up.total_units() >= 2**60  # masses rounded up: at least a probability measure
     assert lo.total_units() <= 2**60  # rounded down / dropped: at most one
     assert up.kind == "upper" and lo.kind == "lower"
+
+
+@pytest.mark.parametrize("sigma,q,h", [
+    (Fraction(1, 2), Fraction(1, 100), Fraction(1, 256)), (Fraction(11, 10), Fraction(1, 1000), Fraction(1, 1024)),
+    (Fraction(2), Fraction(1024, 3125), Fraction(1, 256)), (Fraction(3, 10), Fraction(9, 10), Fraction(1, 128)),
+    (Fraction(1), Fraction(1), Fraction(1, 64)), (Fraction(7), Fraction(1, 3), Fraction(1, 100)),
+    (Fraction(1, 20), Fraction(1, 50), Fraction(1, 16)),
+])
+def test_shared_upper_one_steps_match_the_per_relation_construction(sigma, q, h):
+    """upper_one_steps (both relations from the remove frame, the add pair mirrored)
+    gives the same fixed-point masses as upper_one_step on each pair."""
+    sg = SubsampledGaussian(sigma, q)
+    both = upper_one_steps(sg, h, 70, 8.5)
+    for rel in ("remove", "add"):
+        ref = upper_one_step(sg.pair(rel), h, 70, 8.5)
+        got = both[rel]
+        assert (got.offset, got.inf, got.poly) == (ref.offset, ref.inf, ref.poly)
 
 
 def test_catalog_mechanisms_are_accepted():
