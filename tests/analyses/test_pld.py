@@ -193,3 +193,22 @@ def test_big_dpsgd_support_stays_bounded():
     acc = PLDAccountant().compose(SubsampledGaussian(Fraction(47, 5), Fraction(16384, 50000)), 2000)
     for rel in ("add", "remove"):
         assert acc.plds("upper")[rel].length < 40000
+
+
+@pytest.mark.parametrize("sigma,q,T", [(Fraction(1, 2), Fraction(1, 10), 5), (Fraction(2), Fraction(1, 2), 20),
+                                       (Fraction(1), Fraction(9, 10), 3)])
+def test_lazy_lower_plds_give_the_max_over_both_relations(sigma, q, T):
+    """epsilon()/delta() build a relation's lower PLD only when it can raise the lower
+    end: the answer equals the max over both relations' lower PLDs."""
+    from certdp.numerics.ball import lower_bound, to_ball, working_precision
+
+    acc = PLDAccountant(h=H).compose(SubsampledGaussian(sigma, q), T)
+    d, e = Fraction(1, 10**5), Fraction(1, 2)
+    got_eps, got_delta = acc.epsilon(d), acc.delta(e)
+    full = PLDAccountant(h=H).compose(SubsampledGaussian(sigma, q), T)
+    lowers = full.plds("lower")
+    with working_precision(128):
+        lo_eps = max(lowers[r].epsilon_bounds(to_ball(d))[0] for r in ("add", "remove"))
+        lo_delta = max(lower_bound(lowers[r].delta_ball(to_ball(e), e)) for r in ("add", "remove"))
+    assert got_eps.lo == max(lo_eps, 0) and got_delta.lo == max(lo_delta, 0)
+    assert got_eps.lo_exact > 0 and got_delta.lo_exact > 0

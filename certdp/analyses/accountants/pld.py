@@ -41,6 +41,7 @@ add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -118,9 +119,13 @@ class MixturePair:
     sign: int  # +1 remove, -1 add (mirrored)
 
     # -- floats (search only) -------------------------------------------
+    @functools.cached_property
+    def _floats(self) -> tuple[float, float]:
+        """(σ², q) as floats, converted once (the float search calls for them often)."""
+        return float(self.sigma) ** 2, float(self.q)
+
     def loss_f(self, x: float) -> float:
-        s2 = float(self.sigma) ** 2
-        q = float(self.q)
+        s2, q = self._floats
         t = (2 * self.sign * x - 1) / (2 * s2)
         if t > 700:
             v = math.log(q) + t + math.log1p((1 - q) / q * math.exp(-t)) if q > 0 else t
@@ -139,8 +144,7 @@ class MixturePair:
     def x_of_loss_f(self, w: float) -> float:
         """The x with L(x) = w; ∓inf when w is (by float rounding) at or beyond
         the lower/upper end of the loss range (a search guide, never a proof)."""
-        s2 = float(self.sigma) ** 2
-        q = float(self.q)
+        s2, q = self._floats
         u = w if self.sign > 0 else -w
         # 1 - q + q e^t = e^u  ->  t = log((e^u - 1 + q)/q)
         if self.q == 1:
@@ -789,6 +793,8 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
     hf = float(h)
     lo_x, hi_x = pair.x_quantiles_f(z)
     lr = pair.loss_range_f()
+    p_f = tuple((float(w), c) for w, c in pair.p_comps)  # the same floats, converted once
+    q_f = tuple((float(w), c) for w, c in pair.q_comps)
     k = math.ceil(pair.loss_f(lo_x) / hf)
     w0 = k * hf - hf / 2
     while w0 <= lr[0]:
@@ -812,15 +818,15 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
         nb = hi_x + 1.0 if wr >= lr[1] else pair.x_of_loss_f(wr)
         best = None
         for _ in range(40):
-            Pm = _mass_f(pair.p_comps, s, b, nb)
-            Qm = _mass_f(pair.q_comps, s, b, nb)
+            Pm = _mass_f(p_f, s, b, nb)
+            Qm = _mass_f(q_f, s, b, nb)
             if not (Pm > 0 and Qm > 0):
                 break
             g = math.log(Pm) - math.log(Qm) - target
             if abs(g) < eta / 4:
                 best = nb
                 break
-            dg = _dens_f(pair.p_comps, s, nb) / Pm - _dens_f(pair.q_comps, s, nb) / Qm
+            dg = _dens_f(p_f, s, nb) / Pm - _dens_f(q_f, s, nb) / Qm
             if not dg > 0:
                 break
             nb2 = nb - g / dg
@@ -851,16 +857,26 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
     with working_precision(max(PREC, bits + 64)):
         hb = to_ball(h)
         scale = arb(2) ** bits
-        cdf = _Cdf(pair)
+        s = to_ball(pair.sigma)
+        centres = tuple(sorted({c for w, c in pair.p_comps + pair.q_comps if w != 0}))
+        col = {c: i for i, c in enumerate(centres)}
+        p_w = [(to_ball(w), col[c], c) for w, c in pair.p_comps if w != 0]
+        q_w = [(to_ball(w), col[c], c) for w, c in pair.q_comps if w != 0]
         bb: list = ["-inf"] + [arb(x) for x in bounds] + ["+inf"]
+        rows = _side_table(bb, centres, s)  # Φ at each cut, once per centre
+        zero = arb(0)
         for j in range(len(bb) - 1):
             if not j % 512:
                 check_budget("the lower PLD of one step", j, len(bb) - 1)
-            a, b = bb[j], bb[j + 1]
-            P = cdf.mass(pair.p_comps, a, b)
-            Q = cdf.mass(pair.q_comps, a, b)
-            Pl = lower_bound(P)
-            if not Pl > 0:
+            a, b, ra, rb = bb[j], bb[j + 1], rows[j], rows[j + 1]
+            m = [_comp_mass_sides(a, ra, b, rb, i, s, c) for i, c in enumerate(centres)]
+            P = zero
+            for w, i, _ in p_w:
+                P += w * m[i]
+            Q = zero
+            for w, i, _ in q_w:
+                Q += w * m[i]
+            if not P > 0:  # (the lower end of P certainly positive)
                 continue
             if not Q > 0:
                 continue
