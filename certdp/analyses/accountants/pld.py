@@ -384,8 +384,8 @@ class DiscretePLD:
         ``exact_eps`` (the exact ε inside the ball ``eps``) places ε on the grid
         exactly (no undecided grid points, e.g. ε = a lattice loss)."""
         h = to_ball(self.h)
-        cs = self.poly.coeffs()
-        n = len(cs)
+        poly = self.poly
+        n = poly.length()
         if exact_eps is not None:
             k0 = max(0, min(n, math.floor(exact_eps / self.h) - self.offset + 1))
             start = k0
@@ -400,13 +400,15 @@ class DiscretePLD:
             start = k0
             while start > 0 and not ((self.offset + start - 1) * h <= eps):
                 start -= 1
-        tail = cs[start:]
         scale = arb(2) ** (-self.bits)
-        M = sum(int(c) for c in tail)
-        if not tail:
+        if start >= n:
             return to_ball(self.inf) * scale
+        tail = poly.right_shift(start) if start else poly  # c_start, c_start+1, ...
+        M = int(tail(1))
         r = (-h).exp()
-        S = arb_poly([arb(int(c)) for c in tail])(r) * ((-(self.offset + start) * h).exp())
+        # Σ_i c_{start+i} r^i evaluated by FLINT on the integer polynomial (in C; as
+        # tight as the arb_poly evaluation of the converted coefficients, or tighter)
+        S = tail(r) * ((-(self.offset + start) * h).exp())
         # terms with y_k <= eps would contribute a non-positive amount in this formula;
         # the while-loops above exclude all certainly-<= indices, the remaining undecided
         # ones are handled by taking the positive part termwise below.
@@ -416,7 +418,7 @@ class DiscretePLD:
             extra = arb(0)
             for j in range(start, k0):
                 y = (self.offset + j) * h
-                t = to_ball(int(cs[j])) * (1 - (eps - y).exp())
+                t = to_ball(int(poly[j])) * (1 - (eps - y).exp())
                 extra += t
                 val -= t
                 val += arb(0).union(t.abs_upper())  # type: ignore[attr-defined]
@@ -470,12 +472,25 @@ class DiscretePLD:
             zero = arb(0)
             if self.delta_ball(zero) <= delta:
                 return zero, zero
-            acc_m = to_ball(self.inf)
-            acc_s = arb(0)
+            # F(y_k) = M_{>k} − e^{y_k} S_{>k} <= M_{>k} (all masses are >= 0): while the
+            # (integer) mass above y_k is <= an integer below d, F(y_k) <= δ is proved
+            # without ball arithmetic; the scan below starts at the first other index
+            t_lo = int(lower_bound(d).floor().unique_fmpz())
+            top, m_int = n - 1, self.inf
+            while top >= 0 and self.offset + top > 0 and m_int <= t_lo:
+                m_int += int(cs[top])
+                top -= 1
             eh = h.exp()
-            w = (-(self.offset + n - 1) * h).exp()
+            if top == n - 1:
+                acc_m = to_ball(self.inf)
+                acc_s = arb(0)
+                w = (-(self.offset + n - 1) * h).exp()
+            else:  # the masses above y_top, S_{>top} = e^{-y_{top+1}} Σ_i c_{top+1+i} e^{-ih}
+                acc_m = to_ball(m_int)
+                acc_s = (-(self.offset + top + 1) * h).exp() * self.poly.right_shift(top + 1)((-h).exp())
+                w = (-(self.offset + top) * h).exp()
             hi: arb | None = None
-            for k in range(n - 1, -1, -1):
+            for k in range(top, -1, -1):
                 y = (self.offset + k) * h
                 Fk = acc_m - y.exp() * acc_s  # F at eps = y_k (masses above y_k)
                 if hi is None and not Fk <= d:
