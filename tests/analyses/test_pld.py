@@ -19,6 +19,7 @@ from certdp.analyses.accountants.pld import (
     SubsampledGaussian,
     lower_one_step,
     upper_one_step,
+    upper_one_steps,
 )
 from certdp.errors import InputError
 from certdp.numerics.gdp import delta_mu, eps_from_mu_delta
@@ -125,6 +126,23 @@ def test_upper_and_lower_one_step_masses():
     assert up.kind == "upper" and lo.kind == "lower"
 
 
+@pytest.mark.parametrize("sigma,q,h", [
+    (Fraction(1, 2), Fraction(1, 100), Fraction(1, 256)), (Fraction(11, 10), Fraction(1, 1000), Fraction(1, 1024)),
+    (Fraction(2), Fraction(1024, 3125), Fraction(1, 256)), (Fraction(3, 10), Fraction(9, 10), Fraction(1, 128)),
+    (Fraction(1), Fraction(1), Fraction(1, 64)), (Fraction(7), Fraction(1, 3), Fraction(1, 100)),
+    (Fraction(1, 20), Fraction(1, 50), Fraction(1, 16)),
+])
+def test_shared_upper_one_steps_match_the_per_relation_construction(sigma, q, h):
+    """upper_one_steps (both relations from the remove frame, the add pair mirrored)
+    gives the same fixed-point masses as upper_one_step on each pair."""
+    sg = SubsampledGaussian(sigma, q)
+    both = upper_one_steps(sg, h, 70, 8.5)
+    for rel in ("remove", "add"):
+        ref = upper_one_step(sg.pair(rel), h, 70, 8.5)
+        got = both[rel]
+        assert (got.offset, got.inf, got.poly) == (ref.offset, ref.inf, ref.poly)
+
+
 def test_catalog_mechanisms_are_accepted():
     from certdp.mechanisms.spec import parse_spec
 
@@ -175,3 +193,84 @@ def test_big_dpsgd_support_stays_bounded():
     acc = PLDAccountant().compose(SubsampledGaussian(Fraction(47, 5), Fraction(16384, 50000)), 2000)
     for rel in ("add", "remove"):
         assert acc.plds("upper")[rel].length < 40000
+
+
+@pytest.mark.parametrize("sigma,q,T", [(Fraction(1, 2), Fraction(1, 10), 5), (Fraction(2), Fraction(1, 2), 20),
+                                       (Fraction(1), Fraction(9, 10), 3)])
+def test_lazy_lower_plds_give_the_max_over_both_relations(sigma, q, T):
+    """epsilon()/delta() build a relation's lower PLD only when it can raise the lower
+    end: the answer equals the max over both relations' lower PLDs."""
+    from certdp.numerics.ball import lower_bound, to_ball, working_precision
+
+    acc = PLDAccountant(h=H).compose(SubsampledGaussian(sigma, q), T)
+    d, e = Fraction(1, 10**5), Fraction(1, 2)
+    got_eps, got_delta = acc.epsilon(d), acc.delta(e)
+    full = PLDAccountant(h=H).compose(SubsampledGaussian(sigma, q), T)
+    lowers = full.plds("lower")
+    with working_precision(128):
+        lo_eps = max(lowers[r].epsilon_bounds(to_ball(d))[0] for r in ("add", "remove"))
+        lo_delta = max(lower_bound(lowers[r].delta_ball(to_ball(e), e)) for r in ("add", "remove"))
+    assert got_eps.lo == max(lo_eps, 0) and got_delta.lo == max(lo_delta, 0)
+    assert got_eps.lo_exact > 0 and got_delta.lo_exact > 0
+
+
+def _mp_F(coeffs, offset, h, bits, inf, eps):
+    """F_ε of a DiscretePLD in 60-digit mpmath (the definition, term by term)."""
+    with mpmath.workdps(60):
+        e = _mp(Fraction(eps))
+        tot = mpmath.mpf(inf)
+        for k, c in enumerate(coeffs):
+            y = _mp((offset + k) * h)
+            if y > e:
+                tot += c * (1 - mpmath.exp(e - y))
+        return tot / mpmath.mpf(2) ** bits
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_epsilon_bounds_and_delta_ball_against_the_definition(seed):
+    """epsilon_bounds skips the top of the support with integer masses and delta_ball
+    evaluates the integer polynomial in FLINT: both checked against F_ε summed term by
+    term in mpmath (F(hi) <= δ <= F(lo) unless lo = 0; delta_ball's ball contains F)."""
+    import random
+
+    from flint import fmpz_poly
+
+    from certdp.analyses.accountants.pld import DiscretePLD
+    from certdp.numerics.ball import dyadic_to_fraction, to_ball, working_precision
+
+    with mpmath.workdps(60):
+        _check_f_eps(random.Random(seed), fmpz_poly, DiscretePLD, dyadic_to_fraction, to_ball, working_precision)
+
+
+def _check_f_eps(rnd, fmpz_poly, DiscretePLD, dyadic_to_fraction, to_ball, working_precision):
+    bits, h = 40, Fraction(1, 64)
+    n = rnd.randrange(5, 400)
+    coeffs = [rnd.getrandbits(rnd.choice((2, 10, 30))) for _ in range(n)]
+    offset = rnd.randrange(-n, n // 2)
+    inf = rnd.getrandbits(8)
+    pld = DiscretePLD(fmpz_poly(coeffs), offset, h, bits, inf, "upper")
+    total = sum(coeffs) + inf
+    tol = mpmath.mpf(10) ** -30
+    checked = 0
+    for frac in (Fraction(1, 10**6), Fraction(1, 1000), Fraction(1, 7), Fraction(1, 2)):
+        delta = frac * total / 2**bits
+        if not inf < delta * 2**bits:
+            continue
+        with working_precision(128):
+            lo, hi = pld.epsilon_bounds(to_ball(delta))
+        lo_q, hi_q = dyadic_to_fraction(lo), dyadic_to_fraction(hi)
+        d_mp = _mp(delta)
+        assert _mp_F(coeffs, offset, h, bits, inf, hi_q) <= d_mp * (1 + tol)
+        if lo_q > 0:
+            assert _mp_F(coeffs, offset, h, bits, inf, lo_q) >= d_mp * (1 - tol)
+        checked += 1
+    assert checked
+    for eps in (Fraction(0), h * 3, Fraction(1, 3), h * (offset + n // 2)):
+        if eps < 0:
+            continue
+        truth = _mp_F(coeffs, offset, h, bits, inf, eps)
+        for ex in (eps, None):
+            with working_precision(128):
+                v = pld.delta_ball(to_ball(eps), ex)
+                lo_v, hi_v = dyadic_to_fraction(v.lower()), dyadic_to_fraction(v.upper())
+            assert _mp(lo_v) <= truth * (1 + tol) and _mp(hi_v) >= truth * (1 - tol)

@@ -41,12 +41,13 @@ add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Literal
 
-from flint import arb, arb_poly, fmpz, fmpz_poly
+from flint import arb, fmpz, fmpz_poly
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
 from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError, check_budget
@@ -118,9 +119,13 @@ class MixturePair:
     sign: int  # +1 remove, -1 add (mirrored)
 
     # -- floats (search only) -------------------------------------------
+    @functools.cached_property
+    def _floats(self) -> tuple[float, float]:
+        """(σ², q) as floats, converted once (the float search calls for them often)."""
+        return float(self.sigma) ** 2, float(self.q)
+
     def loss_f(self, x: float) -> float:
-        s2 = float(self.sigma) ** 2
-        q = float(self.q)
+        s2, q = self._floats
         t = (2 * self.sign * x - 1) / (2 * s2)
         if t > 700:
             v = math.log(q) + t + math.log1p((1 - q) / q * math.exp(-t)) if q > 0 else t
@@ -139,8 +144,7 @@ class MixturePair:
     def x_of_loss_f(self, w: float) -> float:
         """The x with L(x) = w; ∓inf when w is (by float rounding) at or beyond
         the lower/upper end of the loss range (a search guide, never a proof)."""
-        s2 = float(self.sigma) ** 2
-        q = float(self.q)
+        s2, q = self._floats
         u = w if self.sign > 0 else -w
         # 1 - q + q e^t = e^u  ->  t = log((e^u - 1 + q)/q)
         if self.q == 1:
@@ -380,8 +384,8 @@ class DiscretePLD:
         ``exact_eps`` (the exact ε inside the ball ``eps``) places ε on the grid
         exactly (no undecided grid points, e.g. ε = a lattice loss)."""
         h = to_ball(self.h)
-        cs = self.poly.coeffs()
-        n = len(cs)
+        poly = self.poly
+        n = poly.length()
         if exact_eps is not None:
             k0 = max(0, min(n, math.floor(exact_eps / self.h) - self.offset + 1))
             start = k0
@@ -396,13 +400,15 @@ class DiscretePLD:
             start = k0
             while start > 0 and not ((self.offset + start - 1) * h <= eps):
                 start -= 1
-        tail = cs[start:]
         scale = arb(2) ** (-self.bits)
-        M = sum(int(c) for c in tail)
-        if not tail:
+        if start >= n:
             return to_ball(self.inf) * scale
+        tail = poly.right_shift(start) if start else poly  # c_start, c_start+1, ...
+        M = int(tail(1))
         r = (-h).exp()
-        S = arb_poly([arb(int(c)) for c in tail])(r) * ((-(self.offset + start) * h).exp())
+        # Σ_i c_{start+i} r^i evaluated by FLINT on the integer polynomial (in C; as
+        # tight as the arb_poly evaluation of the converted coefficients, or tighter)
+        S = tail(r) * ((-(self.offset + start) * h).exp())
         # terms with y_k <= eps would contribute a non-positive amount in this formula;
         # the while-loops above exclude all certainly-<= indices, the remaining undecided
         # ones are handled by taking the positive part termwise below.
@@ -412,7 +418,7 @@ class DiscretePLD:
             extra = arb(0)
             for j in range(start, k0):
                 y = (self.offset + j) * h
-                t = to_ball(int(cs[j])) * (1 - (eps - y).exp())
+                t = to_ball(int(poly[j])) * (1 - (eps - y).exp())
                 extra += t
                 val -= t
                 val += arb(0).union(t.abs_upper())  # type: ignore[attr-defined]
@@ -466,12 +472,25 @@ class DiscretePLD:
             zero = arb(0)
             if self.delta_ball(zero) <= delta:
                 return zero, zero
-            acc_m = to_ball(self.inf)
-            acc_s = arb(0)
+            # F(y_k) = M_{>k} − e^{y_k} S_{>k} <= M_{>k} (all masses are >= 0): while the
+            # (integer) mass above y_k is <= an integer below d, F(y_k) <= δ is proved
+            # without ball arithmetic; the scan below starts at the first other index
+            t_lo = int(lower_bound(d).floor().unique_fmpz())
+            top, m_int = n - 1, self.inf
+            while top >= 0 and self.offset + top > 0 and m_int <= t_lo:
+                m_int += int(cs[top])
+                top -= 1
             eh = h.exp()
-            w = (-(self.offset + n - 1) * h).exp()
+            if top == n - 1:
+                acc_m = to_ball(self.inf)
+                acc_s = arb(0)
+                w = (-(self.offset + n - 1) * h).exp()
+            else:  # the masses above y_top, S_{>top} = e^{-y_{top+1}} Σ_i c_{top+1+i} e^{-ih}
+                acc_m = to_ball(m_int)
+                acc_s = (-(self.offset + top + 1) * h).exp() * self.poly.right_shift(top + 1)((-h).exp())
+                w = (-(self.offset + top) * h).exp()
             hi: arb | None = None
-            for k in range(n - 1, -1, -1):
+            for k in range(top, -1, -1):
                 y = (self.offset + k) * h
                 Fk = acc_m - y.exp() * acc_s  # F at eps = y_k (masses above y_k)
                 if hi is None and not Fk <= d:
@@ -648,6 +667,140 @@ def upper_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
     return DiscretePLD(fmpz_poly(coeffs), i_lo, h, bits, inf, "upper")
 
 
+def _side_table(xs: list, centres: tuple[int, ...], s: arb) -> list:
+    """Per boundary x (a ball, or "-inf"/"+inf"): one (side, value) per centre c —
+    side +1: value = N(c, σ²) mass above x; side −1: mass below x; the side is
+    the one that keeps relative accuracy (as :meth:`_Cdf.side`)."""
+    out = []
+    for x in xs:
+        if isinstance(x, str):
+            out.append(None)
+            continue
+        row = []
+        for c in centres:
+            zz = (x - c) / s
+            row.append((1, Phi_upper_ball(zz)) if zz > 0 else (-1, Phi_ball(zz)))
+        out.append(tuple(row))
+    return out
+
+
+def _comp_mass_sides(a, ra, b, rb, i: int, s: arb, c: int) -> arb:
+    """N(c, σ²) mass of (a, b) from the side tables ra, rb (rows of :func:`_side_table`)
+    of the ends; the same case split as :meth:`_Cdf.comp_mass`."""
+    if a == "+inf" or b == "-inf":
+        return arb(0)
+    if a == "-inf":
+        if b == "+inf":
+            return arb(1)
+        sb, vb = rb[i]
+        return vb if sb < 0 else 1 - vb
+    if b == "+inf":
+        sa, va = ra[i]
+        return va if sa > 0 else 1 - va
+    sa, va = ra[i]
+    sb, vb = rb[i]
+    if sa > 0 and sb > 0:
+        return va - vb
+    if sa < 0 and sb < 0:
+        return vb - va
+    if sa < 0 and sb > 0:
+        return 1 - va - vb
+    return _direct(s, a, b, c)
+
+
+def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 12.0) -> dict:
+    """:func:`upper_one_step` of both relations ("remove", "add") in one pass.
+
+    The add pair is the remove pair mirrored (x → −x): L_add(x) = −L_rem(−x), so the
+    add pair's boundary for the loss w is −x_rem(−w), and the N(0, σ²) / N(−1, σ²)
+    masses of an add interval (x_add(w_j), x_add(w_{j+1})) are the N(0, σ²) / N(1, σ²)
+    masses of the remove interval (x_rem(−w_{j+1}), x_rem(−w_j)) (the normal law is
+    symmetric).  So the boundaries and the Gaussian masses between them are computed
+    once, on the remove frame, and each relation combines them with its own
+    mixture weights: remove P = (1−q)m₀ + q m₁, Q = m₀; add P = m₀, Q = (1−q)m₀ + q m₁.
+    The splitting and the upward rounding are those of :func:`upper_one_step`."""
+    rem, add = sg.pair("remove"), sg.pair("add")
+    r_lo, r_hi = _grid_range(rem, h, z)
+    a_lo, a_hi = _grid_range(add, h, z)
+    _check_grid(r_hi - r_lo + 1, h)
+    _check_grid(a_hi - a_lo + 1, h)
+    lo, hi = min(r_lo, -a_hi), max(r_hi, -a_lo)  # the remove-frame indices both need
+    n_all = hi - lo + 1
+    out: dict = {}
+    with working_precision(max(PREC, bits + 64)):
+        s = to_ball(sg.sigma)
+        hb = to_ball(h)
+        scale = arb(2) ** bits
+        xs = []
+        for i in range(lo, hi + 1):
+            if not (i - lo) % 512:
+                check_budget("the PLD grid of one step", i - lo, n_all)
+            xs.append(_endpoint(rem, i * hb))
+        sides = _side_table(xs, (0, 1), s)
+        # Gaussian masses (N(0, σ²), N(1, σ²)) of the remove-frame pieces between
+        # consecutive boundaries: gm[k] for (xs[k], xs[k+1])
+        gm = []
+        for k in range(n_all - 1):
+            if not k % 512:
+                check_budget("the upper PLD of one step", k, 3 * n_all)
+            a, b, ra, rb = xs[k], xs[k + 1], sides[k], sides[k + 1]
+            if a == "+inf" or b == "-inf":
+                gm.append(None)
+                continue
+            gm.append((_comp_mass_sides(a, ra, b, rb, 0, s, 0), _comp_mass_sides(a, ra, b, rb, 1, s, 1)))
+        w_rest, w_q = to_ball(1 - sg.rate), to_ball(sg.rate)
+        zero = arb(0)
+
+        def tail(i: int, below: bool):
+            """(m₀, m₁) of the remove-frame piece below (or above) boundary i."""
+            k = i - lo
+            x, row = xs[k], sides[k]
+            a, ra, b, rb = ("-inf", None, x, row) if below else (x, row, "+inf", None)
+            return (_comp_mass_sides(a, ra, b, rb, 0, s, 0), _comp_mass_sides(a, ra, b, rb, 1, s, 1))
+
+        for rel, i_lo, i_hi in (("remove", r_lo, r_hi), ("add", a_lo, a_hi)):
+            n = i_hi - i_lo + 1
+            mir = rel == "add"
+
+            def pq(g):
+                """(P, Q) of a piece from its Gaussian masses (None: an empty piece)."""
+                if g is None:
+                    return None
+                m0, m1 = g
+                mix = zero + w_rest * m0 + w_q * m1
+                return (m0, mix) if mir else (mix, m0)
+
+            # the relation's pieces: below its first boundary, between boundaries
+            # j and j+1 (remove frame: gm[i_lo + j - lo]; add: gm[-(i_lo + j + 1) - lo]),
+            # above its last boundary
+            first = pq(tail(-i_lo, False) if mir else tail(i_lo, True))
+            last = pq(tail(-i_hi, True) if mir else tail(i_hi, False))
+            masses = [zero] * n
+            masses[0] = first[0]
+            eh = hb.exp()
+            em_next = (-(i_lo * hb)).exp()
+            for j in range(n - 1):
+                if not j % 512:
+                    check_budget("the upper PLD of one step", n_all + j + (n_all if mir else 0), 3 * n_all)
+                em_j, em_next = em_next, em_next / eh
+                g = gm[-(i_lo + j + 1) - lo] if mir else gm[i_lo + j - lo]
+                if g is None:
+                    continue
+                PI, QI = pq(g)
+                A = (QI - em_next * PI) / (em_j - em_next)
+                masses[j] += A
+                masses[j + 1] += PI - A
+            inf_mass = last[0]
+            coeffs = [0] * n
+            for j in range(n):
+                u = upper_bound(masses[j] * scale)
+                coeffs[j] = max(int(u.ceil().unique_fmpz()), 0)
+            ui = upper_bound(inf_mass * scale)
+            inf = max(int(ui.ceil().unique_fmpz()), 0)
+            out[rel] = DiscretePLD(fmpz_poly(coeffs), i_lo, h, bits, inf, "upper")
+    return out
+
+
 def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[float]:
     """Float search (not part of the proof): interval ends b_0 < b_1 < ... such
     that the merged loss of [b_k, b_{k+1}) sits just above the grid point kh."""
@@ -655,6 +808,8 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
     hf = float(h)
     lo_x, hi_x = pair.x_quantiles_f(z)
     lr = pair.loss_range_f()
+    p_f = tuple((float(w), c) for w, c in pair.p_comps)  # the same floats, converted once
+    q_f = tuple((float(w), c) for w, c in pair.q_comps)
     eta = 1e-11
     # A finite end of the loss range (log(1-q) below for "remove", -log(1-q) above
     # for "add") holds the bulk of the mass when q is small: the end cells are
@@ -689,15 +844,15 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0) -> list[fl
         nb = hi_x + 1.0 if wr >= lr[1] else pair.x_of_loss_f(wr)
         best = None
         for _ in range(40):
-            Pm = _mass_f(pair.p_comps, s, b, nb)
-            Qm = _mass_f(pair.q_comps, s, b, nb)
+            Pm = _mass_f(p_f, s, b, nb)
+            Qm = _mass_f(q_f, s, b, nb)
             if not (Pm > 0 and Qm > 0):
                 break
             g = math.log(Pm) - math.log(Qm) - target
             if abs(g) < eta / 4:
                 best = nb
                 break
-            dg = _dens_f(pair.p_comps, s, nb) / Pm - _dens_f(pair.q_comps, s, nb) / Qm
+            dg = _dens_f(p_f, s, nb) / Pm - _dens_f(q_f, s, nb) / Qm
             if not dg > 0:
                 break
             nb2 = nb - g / dg
@@ -772,16 +927,26 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0) -
     with working_precision(max(PREC, bits + 64)):
         hb = to_ball(h)
         scale = arb(2) ** bits
-        cdf = _Cdf(pair)
+        s = to_ball(pair.sigma)
+        centres = tuple(sorted({c for w, c in pair.p_comps + pair.q_comps if w != 0}))
+        col = {c: i for i, c in enumerate(centres)}
+        p_w = [(to_ball(w), col[c], c) for w, c in pair.p_comps if w != 0]
+        q_w = [(to_ball(w), col[c], c) for w, c in pair.q_comps if w != 0]
         bb: list = ["-inf"] + [arb(x) for x in bounds] + ["+inf"]
+        rows = _side_table(bb, centres, s)  # Φ at each cut, once per centre
+        zero = arb(0)
         for j in range(len(bb) - 1):
             if not j % 512:
                 check_budget("the lower PLD of one step", j, len(bb) - 1)
-            a, b = bb[j], bb[j + 1]
-            P = cdf.mass(pair.p_comps, a, b)
-            Q = cdf.mass(pair.q_comps, a, b)
-            Pl = lower_bound(P)
-            if not Pl > 0:
+            a, b, ra, rb = bb[j], bb[j + 1], rows[j], rows[j + 1]
+            m = [_comp_mass_sides(a, ra, b, rb, i, s, c) for i, c in enumerate(centres)]
+            P = zero
+            for w, i, _ in p_w:
+                P += w * m[i]
+            Q = zero
+            for w, i, _ in q_w:
+                Q += w * m[i]
+            if not P > 0:  # (the lower end of P certainly positive)
                 continue
             if not Q > 0:
                 continue
@@ -1049,22 +1214,47 @@ class PLDAccountant(Accountant):
         if not self.items:
             raise InputError("nothing composed yet")
         bits = self._bits_for()
-        tau_units = int(self.tau * (1 << bits))
         out: dict = {"upper": {}, "lower": {}, "bits": bits}
+        # a Gaussian-mixture source's upper one-step PLDs of both relations share
+        # their boundaries and Gaussian masses (the add pair mirrors the remove pair)
+        shared = {idx: upper_one_steps(m, self.h, bits, self._z())
+                  for idx, (m, _) in enumerate(self.items) if isinstance(m, SubsampledGaussian)}
         for rel in ("add", "remove"):
-            for kind in (("upper", "lower") if self.two_sided else ("upper",)):
-                acc: DiscretePLD | None = None
-                for m, k in self.items:
-                    one = self._one_step(m, rel, kind, bits)
-                    pk = one.power(k, tau_units)
-                    acc = pk if acc is None else acc.combine(pk, tau_units)
-                out[kind][rel] = acc
+            out["upper"][rel] = self._composed(rel, "upper", bits, {i: v[rel] for i, v in shared.items()})
+        # the lower PLDs are built on demand (:meth:`_lower`): an answer needs the lower
+        # PLD of a relation only when its upper bound exceeds the other's lower bound
         self._cache = out
         return out
 
+    def _composed(self, rel: Relation, kind: Kind, bits: int, given: dict | None = None) -> DiscretePLD:
+        """The composition of the items' one-step PLDs (``given``: item index → a
+        one-step PLD already built)."""
+        tau_units = int(self.tau * (1 << bits))
+        acc: DiscretePLD | None = None
+        for idx, (m, k) in enumerate(self.items):
+            one = given[idx] if given and idx in given else self._one_step(m, rel, kind, bits)
+            pk = one.power(k, tau_units)
+            acc = pk if acc is None else acc.combine(pk, tau_units)
+        assert acc is not None
+        return acc
+
+    def _lower(self, rel: Relation) -> DiscretePLD:
+        """The composed lower PLD of ``rel`` (two-sided accountants only), built once."""
+        c = self._compute()
+        if not self.two_sided:
+            raise InputError("this accountant has no lower PLDs (an upper-bound-only source)")
+        pld = c["lower"].get(rel)
+        if pld is None:
+            pld = c["lower"][rel] = self._composed(rel, "lower", c["bits"])
+        return pld
+
     def plds(self, kind: Kind = "upper") -> dict:
         """The composed DiscretePLD per relation ("add", "remove")."""
-        return self._compute()[kind]
+        c = self._compute()
+        if kind == "lower" and self.two_sided:
+            for rel in ("add", "remove"):
+                self._lower(rel)
+        return c[kind]
 
     def _with_tau(self, tau: Fraction) -> "PLDAccountant":
         """The same composition with truncation τ (and the bits it needs)."""
@@ -1100,12 +1290,15 @@ class PLDAccountant(Accountant):
         c = self._compute()
         with working_precision(PREC):
             eb = to_ball(e)
-            hi = _amax(upper_bound(c["upper"][r].delta_ball(eb, e)) for r in ("add", "remove"))
+            his = {r: upper_bound(c["upper"][r].delta_ball(eb, e)) for r in ("add", "remove")}
+            hi = _amax(his.values())
+            lo = arb(0)
             if self.two_sided:
-                lo = _amax(lower_bound(c["lower"][r].delta_ball(eb, e)) for r in ("add", "remove"))
-                lo = lo if lo > 0 else arb(0)
-            else:
-                lo = arb(0)
+                for r in _by_upper(his):
+                    if lo > 0 and his[r] <= lo:
+                        continue  # its lower bound is <= his[r] <= lo: the max is lo already
+                    v = lower_bound(self._lower(r).delta_ball(eb, e))
+                    lo = v if v > lo else lo
             hi = hi if hi < 1 else arb(1)
         return Enclosure(lo, hi)
 
@@ -1135,21 +1328,23 @@ class PLDAccountant(Accountant):
         with working_precision(PREC):
             db = to_ball(d)
             try:
-                hi = _amax(c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove"))
+                his = {r: c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove")}
             except InputError:
                 raise self._no_finite_eps(d) from None
+            hi = _amax(his.values())
             hi = hi if hi > 0 else arb(0)
+            lo = arb(0)
             if self.two_sided:
-                los = []
-                for r in ("add", "remove"):
+                # ε* = max over the relations; a relation's lower end is <= its upper
+                # end, so one whose upper end is <= the lower end found cannot raise it
+                for r in _by_upper(his):
+                    if lo > 0 and his[r] <= lo:
+                        continue
                     try:
-                        los.append(c["lower"][r].epsilon_bounds(db)[0])
+                        v = self._lower(r).epsilon_bounds(db)[0]
                     except InputError:
-                        los.append(arb(0))
-                lo = _amax(los)
-                lo = lo if lo > 0 else arb(0)
-            else:
-                lo = arb(0)
+                        v = arb(0)
+                    lo = v if v > lo else lo
         if lo > hi:  # cannot happen for valid bounds
             raise PrecisionError(f"inconsistent eps bounds {lo} > {hi}")
         return Enclosure(lo, hi)
@@ -1162,7 +1357,7 @@ class PLDAccountant(Accountant):
 
         c = self._compute()
         scale = arb(2) ** (-c["bits"])
-        if self.two_sided and any(to_ball(c["lower"][r].inf) * scale > to_ball(d) for r in ("add", "remove")):
+        if self.two_sided and any(to_ball(self._lower(r).inf) * scale > to_ball(d) for r in ("add", "remove")):
             return DeltaUnattainable(f"no finite eps achieves delta={format_fraction(d)}: the composed loss "
                                      "has more mass than that at +infinity (proved by the lower PLD)")
         up = _amax(upper_bound(to_ball(c["upper"][r].inf) * scale) for r in ("add", "remove"))
@@ -1178,6 +1373,14 @@ def format_fraction(q: Fraction) -> str:
     from certdp.mechanisms.format import format_number  # noqa: PLC0415
 
     return format_number(q)
+
+
+def _by_upper(his: dict) -> list:
+    """The relations, largest upper bound first (exact balls; ties keep the order)."""
+    rels = list(his)
+    if len(rels) == 2 and his[rels[1]] > his[rels[0]]:
+        rels.reverse()
+    return rels
 
 
 def _amax(xs: Iterable[arb]) -> arb:
