@@ -155,13 +155,20 @@ def test_audit_certifies_confirmed_dp_claims_on_dpsgd():
     assert v.verdict == "CONFIRMED" and check(v.certificate).unconditional
 
 
-def test_certificate_of_a_delta_narrowed_on_a_finer_grid(tmp_path, capsys):
-    """The router halves the PLD grid until δ is 1 % wide (here h = 1/8192); the
-    certificate's evidence must be as fine, else the checker cannot re-derive the
-    narrowed upper end (this was 'could not re-derive this bound')."""
-    path = tmp_path / "n.json"
-    assert main(["profile", "dpsgd(noise=1, rate=1/100, steps=300)", "--eps", "4", "--certificate", str(path),
-                 "--json", "--quiet"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert "h = 1/8192" in out["method"] and out["certificate"]["weaker_than_answer"] is False
-    assert main(["verify", str(path)]) == 0
+def test_certificate_of_a_delta_narrowed_on_a_finer_grid():
+    """The router may halve the PLD grid to narrow δ; the certificate's evidence must
+    be as fine, else the checker cannot re-derive the narrowed upper end (this was
+    'could not re-derive this bound'): the writer tries the engine's grid and up to
+    three halvings."""
+    from certdp.certificates.writer import upper_dp_certificate
+    from certdp.numerics.ball import dyadic_to_fraction
+
+    mech = parse_spec("dpsgd(noise=1, rate=1/100, steps=300)")
+    h = PLDAccountant().compose(mech).h
+    coarse = PLDAccountant(h=h).compose(mech).delta("3")
+    fine = PLDAccountant(h=h / 4).compose(mech).delta("3")
+    assert fine.hi < coarse.hi  # the finer grid proves more: the default grid cannot prove this claim
+    doc = upper_dp_certificate(mech, eps="3", delta_hi=fine)
+    claimed = Fraction(doc["claim"]["delta"])
+    assert claimed < dyadic_to_fraction(upper_bound(coarse.hi)) and Fraction(doc["evidence"]["pld"]["h"]) < h
+    assert check(doc).valid
