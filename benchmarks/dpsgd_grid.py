@@ -1,7 +1,7 @@
 """DP-SGD epsilon at delta = 1e-5, T = 100, sigma x q grid: dp_accounting's PLD accountant
 (grid 1e-4 default and 1e-3) against certdp's two-sided enclosure and upper bound, in one process,
 one run each after imports.  Needs the interop extra (dp-accounting).  Prints a Markdown table:
-docs/bench.md.  Run: python benchmarks/dpsgd_grid.py"""
+docs/bench.md.  Run: python benchmarks/dpsgd_grid.py [T] [sigma,...] (default T = 100, all sigmas)"""
 import time, tracemalloc
 from fractions import Fraction
 import dp_accounting
@@ -22,9 +22,10 @@ def cd(sigma, q, T, delta, two=True):
 
 import sys
 rows=[]
-for sigma in ("0.5","1.1","2","9.4"):
+T = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+SIGMAS = sys.argv[2].split(",") if len(sys.argv) > 2 else ("0.5","1.1","2","9.4")
+for sigma in SIGMAS:
     for q in ("0.001","0.01","0.32768"):
-        T=100
         e1,t1=dpa(float(sigma),float(q),T,1e-5)
         e3,t3=dpa(float(sigma),float(q),T,1e-5,1e-3)
         c2,tc2=cd(sigma,q,T,"1e-5",True)
