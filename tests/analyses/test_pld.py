@@ -274,3 +274,34 @@ def _check_f_eps(rnd, fmpz_poly, DiscretePLD, dyadic_to_fraction, to_ball, worki
                 v = pld.delta_ball(to_ball(eps), ex)
                 lo_v, hi_v = dyadic_to_fraction(v.lower()), dyadic_to_fraction(v.upper())
             assert _mp(lo_v) <= truth * (1 + tol) and _mp(hi_v) >= truth * (1 - tol)
+
+
+@pytest.mark.parametrize("rel", ["remove", "add"])
+def test_lower_end_cell_sits_on_a_grid_point(rel):
+    """With a small rate the bulk of P's mass lies at the finite end of the loss range
+    (log(1 - q) for remove, -log(1 - q) for add): the lower PLD's end cell must be cut so
+    that its merged loss is just above a grid point (it was rounded down by up to h per
+    step).  Float check of the cut: the end cell's merged loss is within 1e-6 h of the
+    grid point below it."""
+    import math
+
+    from certdp.analyses.accountants.pld import _mass_f, lower_boundaries
+
+    pair = SubsampledGaussian(Fraction(3, 5), Fraction(256, 60000)).pair(rel)
+    h = Fraction(1, 1024)
+    b = lower_boundaries(pair, h)
+    s = float(pair.sigma)
+    a, c = (-math.inf, b[0]) if rel == "remove" else (b[-1], math.inf)
+    loss = math.log(_mass_f(pair.p_comps, s, a, c)) - math.log(_mass_f(pair.q_comps, s, a, c))
+    off = loss / float(h) - math.floor(loss / float(h))
+    assert 0 <= off < 1e-6, off
+    mass = _mass_f(pair.p_comps, s, a, c)
+    assert mass > 0.3  # the bulk: a wrong cut here costs ~T h / 2 in eps
+
+
+def test_two_sided_width_does_not_drift_with_the_number_of_steps():
+    """σ = 0.6, q = 256/60000 at h = 1/1024: the two-sided enclosure stays narrow as T
+    grows (it was [3.397, 3.818] at T = 1000 and [4.729, 7.692] at T = 7031)."""
+    sg = SubsampledGaussian(Fraction(3, 5), Fraction(256, 60000))
+    e = PLDAccountant(h=Fraction(1, 1024)).compose(sg, 1000).epsilon(Fraction(1, 10**5))
+    assert float(e.hi - e.lo) < 2e-3 and 3.81 < float(e.lo)
