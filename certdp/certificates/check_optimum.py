@@ -239,6 +239,10 @@ def check_refined(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fract
         xmax = ((db + eb.exp()) / (1 - db)).log()
         xmax_up, e_lo = upper_bound(xmax), lower_bound(eb)
         b0, b1 = lower_bound(to_ball(r0)), upper_bound(to_ball(r1))  # exact ends, outward
+        if not b0 < xmax:  # F(r0) must be a value on the domain (f may be defined beyond it)
+            if b0 >= xmax:
+                return "the bracket's left end is not below x_max: outside the domain [ε, x_max]"
+            raise PrecisionError("the bracket's left end against x_max")
         rho = b0 if b0 >= eb else eb  # a point of the domain [ε, x_max]
         f_ref = big_f(rho)
         if not f_ref.is_finite():

@@ -271,3 +271,14 @@ def test_malformed_refinement_certificates(docs, mutate):
     mutate(m)
     with pytest.raises(MalformedCertificate):
         check(m)
+
+
+def test_a_bracket_beyond_the_domain_is_invalid(docs):
+    # f = (1 - delta)/eps is defined for delta < 0, so F(r0) beyond x_max (≈ 0.45 here) is a
+    # number, but not a value on the domain: it must not serve as the reference of the proof
+    m = _without_verdict(docs["ref-sigma"])
+    m["claim"]["formula"] = "(1 - delta)/eps"
+    m["evidence"]["bracket"] = ["3", "3"]
+    m["claim"]["lo"], m["claim"]["hi"] = "0", "10"
+    res = check(m)
+    assert not res.valid and "outside the domain" in res.failed_step
