@@ -17,7 +17,8 @@ compositions) 37 modules, 7,048 lines; with the mpmath kernel's second-order
 cells and adp_not_prdp 37 modules, 7,150 lines; with the profile-pair evidence
 for generic-engine answers (check_profile_pld) 38 modules, 7,318 lines; with the
 switch-point and noise-refinement proofs (check_optimum, expr.monotone, the
-sgd/icea naive profiles in the checker's table) 40 modules, 7,715 lines.
+sgd/icea naive profiles in the checker's table) 40 modules, 7,715 lines; with
+heterogeneous compositions (compose_all, evidence pld_items) 40 modules, 7,849 lines.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 40
-MAX_LINES = 7_750
+MAX_LINES = 7_875
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -9,8 +9,10 @@ by the PLD accountant) the evidence ``pld`` states a discretisation and
 :mod:`certdp.certificates.check_pld` re-derives a dominating discrete PLD
 from it — an upper bound, so it proves ``dp`` only; the evidence ``pld_lower``
 (x-axis cuts of a merged one-step PLD, a post-processing) gives a lower bound
-and proves ``not_dp`` only.  Other mechanisms without
-a closed-form profile are not accepted.  Imports only the kernel and the catalog.
+and proves ``not_dp`` only; ``pld_profile`` (a composition of one closed-form mechanism)
+and ``pld_items`` (``compose_all(M1, ..., Mn)``, a heterogeneous composition) are
+re-derived by :mod:`certdp.certificates.check_profile_pld`.  Other mechanisms without
+a closed-form profile are not accepted.  Imports only the kernel and the checker's table.
 
 Document::
 
@@ -19,7 +21,10 @@ Document::
      "mechanism": "<spec string>",
      "evidence": {"delta_at_eps": {"lo": "...", "hi": "..."}}
                  | {"pld": {"h": "1/1024", "bits": 71, "tau": "1/10^14", "z": "8.5"}}   (dp only)
-                 | {"pld_lower": {"h": ..., "bits": ..., "tau": ..., "remove": [cuts], "add": [cuts]}}  (not_dp only),
+                 | {"pld_lower": {"h": ..., "bits": ..., "tau": ..., "remove": [cuts], "add": [cuts]}}  (not_dp only)
+                 | {"pld_profile": {"h": ..., "bits": ..., "tau": ..., "knots": [i_0, ...]}}   (dp only)
+                 | {"pld_items": {"h": ..., "bits": ..., "tau": ..., "z": ...,
+                                  "knots": [[i_0, ...] | null per item]}}   (dp only),
      "precision": <bits>, "producer": "certdp X.Y.Z"}
 """
 
@@ -37,6 +42,7 @@ from certdp.certificates.schema import (
 from certdp.certificates.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
                                           subsampled_gaussians)
 from certdp.certificates.check_profile_pld import delta_upper as profile_delta_upper
+from certdp.certificates.check_profile_pld import items_delta_upper, parse_items_evidence
 from certdp.certificates.check_profile_pld import parse_evidence as parse_profile_evidence
 from certdp.certificates.check_profile_pld import split as profile_split
 from certdp.certificates.facts import known_facts_step, parse_mechanism
@@ -47,7 +53,7 @@ from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
-EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile")
+EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile", "pld_items")
 
 
 def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -82,6 +88,12 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
             raise MalformedCertificate("evidence.pld_profile proves upper bounds on delta only (kind 'dp')")
         parse_profile_evidence(ev["pld_profile"])
         profile_split(mech)
+    elif "pld_items" in ev:
+        if claim["kind"] != "dp":
+            raise MalformedCertificate("evidence.pld_items proves upper bounds on delta only (kind 'dp')")
+        if getattr(mech, "name", None) != "compose_all":
+            raise MalformedCertificate("evidence.pld_items certifies compose_all(M1, ..., Mn) only")
+        parse_items_evidence(ev["pld_items"], len(mech.children()))
     elif "pld_lower" in ev:
         if claim["kind"] != "not_dp":
             raise MalformedCertificate("evidence.pld_lower proves lower bounds on delta only (kind 'not_dp')")
@@ -105,6 +117,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     pld = doc["evidence"].get("pld")
     pld_lower = doc["evidence"].get("pld_lower")
     pld_profile = doc["evidence"].get("pld_profile")
+    pld_items = doc["evidence"].get("pld_items")
 
     def test(prec: int) -> tuple[bool, str | None] | None:
         if pld_lower is not None:  # a lower bound only: it refutes dp, it cannot prove it
@@ -115,9 +128,13 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
                                f"{decimal_string(y, 8, 'down')} does not refute delta <= {claim['delta']}")
             return None
-        if pld is not None or pld_profile is not None:  # an upper bound only: it proves dp, never refutes
+        if pld is not None or pld_profile is not None or pld_items is not None:  # upper bounds: prove dp only
             if pld is not None:
                 y = delta_upper(mech, eps, pld, prec)
+            elif pld_items is not None:
+                y = items_delta_upper(mech, eps, pld_items, prec)
+                if isinstance(y, str):
+                    return False, y
             else:
                 y = profile_delta_upper(doc["mechanism"], mech, eps, pld_profile, prec)
                 if isinstance(y, str):

@@ -126,7 +126,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
-    if {"pld", "pld_lower", "pld_profile"} & set(doc["evidence"]):
+    if {"pld", "pld_lower", "pld_profile", "pld_items"} & set(doc["evidence"]):
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")

@@ -30,12 +30,15 @@ travel with the claim as everywhere else.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.certificates.check_pld import MAX_BITS, MAX_GRID, compose, f_eps
+from certdp.certificates.check_pld import MAX_BITS, MAX_GRID, _Pair, _product, _Undecided, compose, f_eps
+from certdp.certificates.check_pld import one_step as gaussian_one_step, parse_evidence as parse_pld_evidence
+from certdp.certificates.check_pld import subsampled_gaussians
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import to_ball, upper_bound, working_precision
@@ -154,3 +157,90 @@ def delta_upper(spec: str, mech: Any, eps: Fraction, ev: Mapping[str, Any], prec
     h, bits = parse_evidence(ev)[:2]
     with working_precision(prec):
         return upper_bound(f_eps((pld[0], list(pld[1]), pld[2]), h, bits, eps))
+
+
+# ---------------------------------------------------------------------------
+# heterogeneous compositions: compose_all(M1, ..., Mn) with evidence pld_items
+# ---------------------------------------------------------------------------
+
+ITEMS_FIELDS = {"h", "bits", "tau", "z", "knots"}
+
+
+def parse_items_evidence(ev: Any, n: int) -> tuple[Fraction, int, Fraction, float,
+                                                   tuple[tuple[int, ...] | str | None, ...]]:
+    """(h, bits, τ, z, per item: knots, None or "atoms") of ``evidence.pld_items`` for n items."""
+    ev = _fields(ev, "evidence.pld_items", ITEMS_FIELDS, set())
+    knots = ev["knots"]
+    if not isinstance(knots, list) or len(knots) != n:
+        raise MalformedCertificate(f"evidence.pld_items.knots must list {n} entries (knots, or null for a "
+                                   "(subsampled) Gaussian), one per mechanism of compose_all")
+    h, bits, tau, z = parse_pld_evidence({"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], "z": ev["z"]})
+    out: list[tuple[int, ...] | str | None] = []
+    for k in knots:
+        out.append(k if k is None or k == "atoms" else parse_evidence({"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"],
+                                                          "knots": k})[3])
+    return h, bits, tau, z, tuple(out)
+
+
+def atoms_one_step(mech: Any, h: Fraction, bits: int) -> tuple[int, list[int], int] | str:
+    """The exact pair of (ε0, δ0)-DP (Kairouz, Oh & Viswanath 2015; Liu et al. 2022 Thm 3.1):
+    P-mass δ0 at loss +∞, (1 − δ0)e^{ε0}/(1 + e^{ε0}) at +ε0 and (1 − δ0)/(1 + e^{ε0}) at
+    −ε0 — the same for both orders of the pair.  Losses are moved UP to the grid and
+    masses rounded up (F_ε increases with both)."""
+    if getattr(mech, "name", None) not in ("pure_dp", "approx_dp"):
+        return "an item given as atoms must be pure_dp(...) or approx_dp(...)"
+    e0, d0 = Fraction(mech.eps), Fraction(mech.delta0)
+    up, down = math.ceil(e0 / h), math.ceil(-e0 / h)
+    scale = arb(2) ** bits
+    big = to_ball(e0).exp()
+    coeffs = [0] * (up - down + 1)
+    for index, mass in ((0, (1 - to_ball(d0)) / (1 + big)), (up - down, (1 - to_ball(d0)) * big / (1 + big))):
+        coeffs[index] += max(int(upper_bound(mass * scale).ceil().unique_fmpz()), 0)
+    inf = max(int(upper_bound(to_ball(d0) * scale).ceil().unique_fmpz()), 0)
+    return down, coeffs, inf
+
+
+def items_delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb | str:
+    """A certified upper bound on δ(ε) of ``compose_all(M1, ..., Mn)`` from
+    ``evidence.pld_items``, or the step that is not proved (str).
+
+    For each neighbouring relation r (remove, add) the composition's pair is the product
+    of the items' r-pairs, so F_ε of the product of dominating one-step PLDs bounds its
+    δ (composition preserves dominance; Zhu, Dong & Wang 2022 Thm 6 and Lemma 9):
+    an item given as (subsampled) Gaussians (knots null) contributes its upper
+    Gaussian-mixture PLD of relation r (:mod:`check_pld`); a ``pure_dp`` / ``approx_dp``
+    item ("atoms") its exact pair (:func:`atoms_one_step`); any other item the symmetric
+    pair through its profile knots (this module).  The last two dominate both relations.
+    Every product is rounded up and truncated as in :func:`check_pld.compose`."""
+    items = mech.children()
+    h, bits, tau, z, knots = parse_items_evidence(ev, len(items))
+    tau_units = int(tau * (1 << bits))
+    per_relation: dict[int, tuple[int, list[int], int] | None] = {1: None, -1: None}
+    with working_precision(prec):
+        for j, (item, kn) in enumerate(zip(items, knots)):
+            check_budget("re-deriving the PLD of each composed mechanism", j, len(items))
+            if kn is None:
+                sigma, q, count = subsampled_gaussians(item)
+                steps = {}
+                for sign in (1, -1):
+                    try:
+                        steps[sign] = compose(gaussian_one_step(_Pair(sigma, q, sign), h, bits, z), count, bits,
+                                              tau_units)
+                    except _Undecided:
+                        return "a grid point's loss could not be placed at this precision"
+            else:
+                base, count = split(item)
+                step = atoms_one_step(base, h, bits) if kn == "atoms" else one_step(base, h, bits, kn)
+                if isinstance(step, str):
+                    return f"item {j + 1}: {step}"
+                composed = compose(step, count, bits, tau_units)
+                steps = {1: composed, -1: composed}
+            for sign in (1, -1):
+                acc = per_relation[sign]
+                per_relation[sign] = steps[sign] if acc is None else _product(acc, steps[sign], bits, tau_units)
+        best = arb(0)
+        for pld in per_relation.values():
+            assert pld is not None
+            d = upper_bound(f_eps(pld, h, bits, eps))
+            best = d if d > best else best
+        return best

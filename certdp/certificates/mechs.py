@@ -85,6 +85,7 @@ PARAMS: dict[str, tuple[tuple[str, str, Any], ...]] = {
                    ("hi", "number", _REQ)),
     "profile": (("expression", "string", _REQ),),
     "dpsgd": (("noise", "number", _REQ), ("rate", "number", _REQ), ("steps", "integer", _REQ)),
+    "compose_all": (),  # variadic: compose_all(M1, M2, ...), see ComposeAll
     "sgd": (("A", "number", _REQ), ("B", "number", _REQ), ("sigma", "number", _REQ)),
     "icea": (("m", "number", _REQ), ("n", "number", _REQ)),
 }
@@ -515,6 +516,24 @@ class UserProfile(Mech):
         return self._compiled(eps)
 
 
+class ComposeAll(Mech):
+    """``compose_all(M1, ..., Mn)``: the heterogeneous composition (any order) of the
+    listed mechanisms — each may itself be ``compose(M, k)``.  The checker's spec for
+    the answers of ``certdp account`` with several ``--mechanism``; no closed-form
+    profile (evidence ``pld_items``, :mod:`certdp.certificates.check_profile_pld`)."""
+
+    has_closed_form = False
+
+    def children(self) -> tuple[Mech, ...]:
+        return tuple(self.params["mechanisms"])
+
+    def point(self, eps: arb) -> arb:
+        raise InputError("compose_all(...) has no closed-form profile (its certificates carry pld_items)")
+
+    def profile(self) -> sympy.Expr:
+        raise InputError("compose_all(...) has no closed-form profile (its certificates carry pld_items)")
+
+
 class NaiveFamily(Mech):
     """A σ-formula mechanism whose naive profile δ̂(ε) (σ = f(ε, δ) solved for δ)
     has a closed form that is positive and non-increasing on ε > 0 (Liu et al. 2022 §2):
@@ -552,6 +571,10 @@ class _Parser(SpecParser):
         return name
 
     def build(self, target: str, name: str, positional: list[Any], keywords: dict[str, Any]) -> Mech:
+        if name == "compose_all":
+            if keywords or len(positional) < 2 or not all(isinstance(m, Mech) for m in positional):
+                raise InputError("compose_all: takes two or more mechanisms (positional), nothing else")
+            return ComposeAll(name, {"mechanisms": tuple(positional)})
         v = _bind(name, positional, keywords)
         if name == "dpsgd":
             g = Gaussian("gaussian", {"sigma": v["noise"], "sensitivity": Fraction(1)})

@@ -261,9 +261,7 @@ def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object
 
 def _profile_pair_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: object,
                         eps_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
-    """The ``dp`` claim the profile-pair evidence itself proves, weaker than the engine's
-    answer: δ̄(ε) rounded up to 8 digits, or the ε found by doubling then bisecting
-    (16 steps) above the answer's upper end until δ̄(ε) <= δ.  None if not proved."""
+    """The ``dp`` claim the profile-pair evidence itself proves (:func:`_weaker_claim`)."""
     from certdp.certificates.check_profile_pld import delta_upper  # noqa: PLC0415
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
     from certdp.certificates.mechs import parse  # noqa: PLC0415
@@ -274,6 +272,15 @@ def _profile_pair_claim(spec: str, evidence: dict[str, Any], *, eps: object, del
         v = delta_upper(spec, checker_mech, x, evidence, 128)
         return None if isinstance(v, str) else v
 
+    return _weaker_claim(bound, eps=eps, delta=delta, eps_hi=eps_hi, assumptions=assumptions)
+
+
+def _weaker_claim(bound: Any, *, eps: object, delta: object, eps_hi: "Enclosure | None",
+                  assumptions: tuple[str, ...]) -> dict[str, Any] | None:
+    """The ``dp`` claim an evidence's own upper bound δ̄ (``bound(ε)``: a ball, or None
+    when not proved) establishes, weaker than the engine's answer: δ̄(ε) rounded up to 8
+    digits, or the ε found by doubling then bisecting (16 steps) above the answer's
+    upper end until δ̄(ε) <= δ.  None if not proved."""
     claim: dict[str, Any]
     if eps_hi is None:
         e = exact(eps, "eps")
@@ -305,6 +312,94 @@ def _profile_pair_claim(spec: str, evidence: dict[str, Any], *, eps: object, del
     if assumptions:
         claim["assumptions"] = list(assumptions)
     return claim
+
+
+def composition_spec(items: list[tuple[Any, int]]) -> str:
+    """The checker's spec ``compose_all(M1, ..., Mn)`` of a heterogeneous composition
+    (each item ``compose(M, k)`` when k > 1)."""
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    return "compose_all(" + ", ".join((m if k == 1 else Compose(m, k)).spec() for m, k in items) + ")"
+
+
+def composition_evidence(items: list[tuple[Any, int]], h: Fraction) -> dict[str, Any] | None:
+    """Evidence ``pld_items`` on the grid h (:func:`certdp.certificates.check_profile_pld.items_delta_upper`):
+    null for an item the checker reads as (subsampled) Gaussians, "atoms" for pure or
+    approximate DP (its exact pair), else the knots of its profile pair; None when an
+    item's pair cannot be built."""
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.certificates.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.certificates.check_profile_pld import split  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+    from certdp.certificates.schema import MalformedCertificate  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
+    disc = PLDAccountant(h=h).compose_all(items).discretisation()
+    knots: list[list[int] | None] = []
+    for m, k in items:
+        spec = (m if k == 1 else Compose(m, k)).spec()
+        try:
+            subsampled_gaussians(parse(spec))
+            knots.append(None)
+            continue
+        except (InputError, MalformedCertificate):
+            pass
+        try:
+            if getattr(split(parse(spec))[0], "name", None) in ("pure_dp", "approx_dp"):
+                knots.append("atoms")  # the exact two-point pair (check_profile_pld.atoms_one_step)
+                continue
+        except (InputError, MalformedCertificate):
+            pass
+        ev = profile_pld_evidence(spec, h)
+        if ev is None:
+            return None
+        knots.append(ev["knots"])
+    return {"h": number(h), "bits": max(PROFILE_BITS, int(disc["bits"])),
+            "tau": number(min(PROFILE_TAU, Fraction(disc["tau"]))), "z": disc["z"], "knots": knots}
+
+
+def composition_certificate(items: list[tuple[Any, int]], *, eps: object = None, delta: object = None,
+                            eps_hi: "Enclosure | None" = None, delta_hi: "Enclosure | None" = None) -> dict[str, Any]:
+    """Certificate (kind ``dp``, evidence ``pld_items``) of a heterogeneous composition's
+    answer (``certdp account`` with several mechanisms): the answer's upper end rounded
+    up to 12, 8 or 6 digits on the engine's grid or a finer one, else the weaker claim
+    the evidence proves.  InputError when no claim can be certified."""
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.certificates.check_profile_pld import items_delta_upper  # noqa: PLC0415
+    from certdp.certificates.checker import check  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    spec = composition_spec(items)
+    refuse_uncheckable(spec)
+    checker_mech = parse(spec)
+    assumptions: list[str] = []
+    for m, _ in items:
+        assumptions += [a for a in m.assumptions if a not in assumptions]
+    h = PLDAccountant().compose_all(items).h
+    evidence = None
+    for refine in range(3):
+        check_budget("refining the certificate's grid", refine, 3)
+        evidence = composition_evidence(items, h / 2**refine)
+        if evidence is None:
+            break
+        for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, tuple(assumptions)):
+            doc = envelope(claim, spec, {"pld_items": evidence}, 128)
+            if check(doc).valid:
+                return doc
+    if evidence is not None:
+        ev = evidence
+
+        def bound(x: Fraction) -> arb | None:
+            v = items_delta_upper(checker_mech, x, ev, 128)
+            return None if isinstance(v, str) else v
+
+        weaker = _weaker_claim(bound, eps=eps, delta=delta, eps_hi=eps_hi, assumptions=tuple(assumptions))
+        if weaker is not None:
+            doc = envelope(weaker, spec, {"pld_items": evidence}, 128)
+            if check(doc).valid:
+                return doc
+    raise InputError(f"certificates for {spec} are not supported: the checker could not prove this answer "
+                     "from the items' dominating pairs")
 
 
 def written_note(doc: dict[str, Any], path: str, answer: Enclosure, answered: str) -> tuple[str, dict[str, Any]]:

@@ -81,9 +81,6 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give at least one --mechanism")
     if not 4 <= args.rel_bits <= 200:
         raise InputError(f"--rel-bits must lie in [4, 200], got {args.rel_bits}")
-    if args.certificate and len(args.items) != 1:
-        raise InputError("--certificate needs a single --mechanism (with --times): certificates for "
-                         "heterogeneous compositions are not supported yet")
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
     from certdp.analyses.dispatch import composition_accountant  # noqa: PLC0415
 
@@ -99,14 +96,14 @@ def run(args: argparse.Namespace) -> int:
 
         e, method = narrowed_epsilon(mechs, args.delta, args.width, rel_bits=args.rel_bits)
         desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
+        _emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", "eps", e)
         return EXIT_OK
     if args.eps is not None and args.accountant == "auto":  # refined to the default relative width
         from certdp.analyses.dispatch import narrowed_delta  # noqa: PLC0415
 
         d, method = narrowed_delta(mechs, args.eps, rel_bits=args.rel_bits)
         desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-        emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}{_certify(args, d)}", {"delta": d})
+        _emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", "delta", d)
         return EXIT_OK
     if args.accountant == "pld":
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
@@ -123,31 +120,39 @@ def run(args: argparse.Namespace) -> int:
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
     if args.eps is not None:
         d = acc.delta(args.eps)
-        emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}{_certify(args, d)}", {"delta": d})
+        _emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", "delta", d)
     else:
         e = acc.epsilon(args.delta)
-        emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}{_certify(args, e)}", {"eps": e})
+        _emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", "eps", e)
     return EXIT_OK
 
 
-def _certify(args: argparse.Namespace, answer: object) -> str:
-    """Write --certificate FILE for the answer's upper end (one mechanism, any count); the text to print."""
+def _emit(args: argparse.Namespace, text: str, key: str, answer: object) -> None:
+    """Print the answer, with the certificate written for it (text and JSON record)."""
+    note, record = _certify(args, answer)
+    emit(args, text + note, {key: answer, **({"certificate": record} if record else {})})
+
+
+def _certify(args: argparse.Namespace, answer: object) -> tuple[str, dict]:
+    """Write --certificate FILE for the answer's upper end (one mechanism with any count,
+    or a heterogeneous composition: ``compose_all``); the text to print."""
     if not args.certificate:
-        return ""
-    from certdp.certificates.writer import upper_dp_certificate, write, written_note  # noqa: PLC0415
+        return "", {}
+    from certdp.certificates.writer import composition_certificate, upper_dp_certificate, write, written_note  # noqa: PLC0415
+    from certdp.expr.brackets import bracket  # noqa: PLC0415
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
-    spec, k = args.items[0]
-    mech = parse_spec(spec if k == 1 else f"compose({spec}, k={k})")
-    from certdp.expr.brackets import bracket  # noqa: PLC0415
-
     # a closed-form target is stated at its bracket's lower end (the stronger claim, see profile)
-    if args.eps is not None:
-        doc = upper_dp_certificate(mech, eps=bracket(args.eps, "eps")[0], delta_hi=answer)
+    target = ({"eps": bracket(args.eps, "eps")[0], "delta_hi": answer} if args.eps is not None
+              else {"delta": bracket(args.delta, "delta")[0], "eps_hi": answer})
+    if len(args.items) > 1:
+        doc = composition_certificate([(parse_spec(spec), k) for spec, k in args.items], **target)
     else:
-        doc = upper_dp_certificate(mech, delta=bracket(args.delta, "delta")[0], eps_hi=answer)
+        spec, k = args.items[0]
+        doc = upper_dp_certificate(parse_spec(spec if k == 1 else f"compose({spec}, k={k})"), **target)
     write(doc, args.certificate)
-    return "\n" + written_note(doc, args.certificate, answer, "delta" if args.eps is not None else "eps")[0]
+    text, record = written_note(doc, args.certificate, answer, "delta" if args.eps is not None else "eps")
+    return "\n" + text, record
 
 
 def _run_rdp(args: argparse.Namespace, mechs: list) -> int:
