@@ -18,7 +18,8 @@ cells and adp_not_prdp 37 modules, 7,150 lines; with the profile-pair evidence
 for generic-engine answers (check_profile_pld) 38 modules, 7,318 lines; with the
 switch-point and noise-refinement proofs (check_optimum, expr.monotone, the
 sgd/icea naive profiles in the checker's table) 40 modules, 7,715 lines; with
-heterogeneous compositions (compose_all, evidence pld_items) 40 modules, 7,849 lines.
+heterogeneous compositions (compose_all, evidence pld_items) 40 modules, 7,849 lines;
+with the DP-SGD one-step in mpmath intervals (check_pld_iv) 41 modules, 8,007 lines.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 40
-MAX_LINES = 7_875
+MAX_MODULES = 41
+MAX_LINES = 8_025
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -6,14 +6,14 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
 
 * ``gdp_exact`` — exact rational arithmetic only (kernel-free): μ² >= the exact μ².
 * ``dp`` / ``not_dp`` with a closed-form profile — δ_M(ε) <= δ / > δ.
-  With evidence ``pld`` (DP-SGD) the integer convolution is not re-done here:
-  such certificates need the flint kernel, and say so (INVALID under this kernel).
+  With evidence ``pld`` (DP-SGD) the one-step discretisation is recomputed in
+  intervals (:mod:`check_pld_iv`) and only the exact integer convolution is shared.
 * ``not_gdp`` — the witness δ_A(ε*) > δ_μ(ε*).
 * ``gdp`` / ``gdp_head`` — first-order cells δ_A(a_i) <= δ_μ(a_{i+1}) (or
   δ_A(a_i) = 0), else the second-order (mean-value) test of
   :mod:`certdp.numerics.cells` in intervals; the zero tail, the residual and the μ⁻ witness.
-* ``gdp_except``, ``not_gdp_except``, ``dp``/``not_dp`` with PLD evidence — need the
-  flint kernel (exact integer convolution), and say so.
+* ``gdp_except``, ``not_gdp_except``, ``not_dp`` with ``pld_lower``, ``dp`` with
+  ``pld_profile`` / ``pld_items`` — need the flint kernel, and say so.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
   switch points and noise refinements (:mod:`check_optimum`) need the flint kernel.
@@ -29,12 +29,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
+import mpmath
 from mpmath import iv, libmp
 
 from certdp.certificates.check_exact import check as check_gdp_exact
 from certdp.certificates.facts import known_facts_step, parse_mechanism
 from certdp.certificates.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
-from certdp.errors import InputError
+from certdp.errors import InputError, PrecisionError
 from certdp.expr.derivative import derivative
 from certdp.expr.ivbackend import compile_iv
 from certdp.expr.symbols import EPS
@@ -126,7 +127,22 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
-    if {"pld", "pld_lower", "pld_profile", "pld_items"} & set(doc["evidence"]):
+    if "pld" in doc["evidence"]:  # DP-SGD: the one-step discretisation in intervals
+        from certdp.certificates.check_pld_iv import delta_upper  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = delta_upper(mech, eps, doc["evidence"]["pld"], prec)
+            except PrecisionError:
+                continue
+            d = kernel.point(delta).a
+            if y <= d:
+                return True, None
+            if y > d * (1 + mpmath.mpf(2) ** -20):
+                break  # not borderline: finer intervals would not prove it
+        return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
+    if {"pld_lower", "pld_profile", "pld_items"} & set(doc["evidence"]):
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")
