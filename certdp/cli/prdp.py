@@ -105,6 +105,9 @@ def _check(args: argparse.Namespace) -> int:
         "prdp": prdp.to_json(),
     }
     human = "\n".join([f"{args.table}: {mech!r}", f"  {adp}", f"  {prdp}"])
+    if adp.delta >= 1:  # exact comparison: every mechanism is (ε, δ)-DP and -PrDP for δ >= 1
+        data["vacuous"] = True
+        human += "\n  (vacuous: with delta >= 1 every mechanism satisfies both definitions)"
     emit(args, human, data)
     return EXIT_OK if (adp.holds and prdp.holds) else EXIT_UNDECIDED
 

@@ -97,3 +97,12 @@ def test_pure_dp_compositions_vanish_exactly(capsys):
     assert main(["account", "--mechanism", "subsample(laplace(scale=1), rate=1/2)", "--times", "3",
                  "--eps", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["delta"] == {"lo": "0", "hi": "0"}
+
+
+def test_prdp_check_says_when_delta_makes_it_vacuous(tmp_path, capsys):
+    f = tmp_path / "t.json"
+    f.write_text('{"rows": [["1/2", "1/2"], ["1/4", "3/4"]]}')
+    assert main(["prdp", "check", "--eps", "0", "--delta", "1", str(f)]) == 0
+    assert "vacuous" in capsys.readouterr().out
+    assert main(["prdp", "check", "--eps", "0", "--delta", "1/2", str(f)]) == 1  # PrDP fails: not vacuous
+    assert "vacuous" not in capsys.readouterr().out
