@@ -19,6 +19,7 @@ from certdp.errors import InputError, check_budget
 from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.expr.brackets import at_closed_form
 from certdp.numerics.enclosure import Enclosure
+from certdp.analyses.accountants.base import check_width, default_width  # noqa: F401 (default_width: re-exported)
 
 
 @dataclass(frozen=True)
@@ -164,13 +165,6 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
 MAX_WIDTH_REFINE = 6
 
 
-def default_width(enc: Enclosure) -> Fraction:
-    """The width an ε answer is refined to without a request: at most 1 % of its
-    upper end and at most max(0.02, 0.1 % of it) (the DP-SGD default)."""
-    hi = enc.hi_exact
-    return min(hi / 100, max(Fraction(1, 50), hi / 1000))
-
-
 def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: object | None = None,
                      *, rel_bits: int = 34) -> tuple[Enclosure, str]:
     """ε enclosure of a composition, narrowed to ``width`` (absolute, exact) where the
@@ -180,12 +174,8 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
     δ may be a closed form (:func:`at_closed_form`), the width too (a rational below it is used)."""
     if not isinstance(delta, (Fraction, int)):
         return at_closed_form(lambda d: narrowed_epsilon(items, d, width, rel_bits=rel_bits), delta, "delta")
-    if width is not None and not isinstance(width, (Fraction, int)):
-        from certdp.expr.brackets import rational_at_most  # noqa: PLC0415
-
-        width = rational_at_most(width, "width")
-    from certdp.numerics.exact import exact  # noqa: PLC0415
-
+    if width is not None:
+        width = check_width(width)
     acc, method = composition_accountant(items, rel_bits=rel_bits)
     enc = acc.epsilon(delta)  # type: ignore[attr-defined]
     if width is None:
@@ -193,9 +183,7 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
         if enc.hi_exact - enc.lo_exact <= w or not hasattr(acc, "h"):
             return enc, method
         width = w
-    w = exact(width, "width")
-    if w <= 0:
-        raise InputError(f"width must be > 0, got {width!r}")
+    w = width
     if not getattr(acc, "two_sided", True):
         return enc, method
     for j in range(1, MAX_WIDTH_REFINE + 1):

@@ -36,8 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--residual", default="1e-10",
                    help="target residual η for the GDP report (default 1e-10)")
     p.add_argument("--grid", default=None,
-                   help="loss grid step h (default: 1/1024, widened by powers of 2 for tiny σ so that one "
-                        "step's loss range needs at most 2^16 grid points)")
+                   help="loss grid step h (default: automatic — 1/1024, finer for a small rate (at least 4 "
+                        "steps in one step's loss spread), widened for tiny σ so that one step's loss range "
+                        "needs at most 2^16 points — then halved until the width target is met)")
+    p.add_argument("--width", default=None, metavar="W",
+                   help="absolute width target of the two-sided answer (default: 1 %% of its upper end, and "
+                        "for ε also max(0.02, 0.1 %%); up to 4 halvings of the automatic grid)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret computation")
     p.add_argument("--certificate", metavar="FILE", default=None,
                    help="write a certificate of the (ε, δ) upper end, or with --mu of the GDP report "
@@ -63,7 +67,7 @@ def _run(args: argparse.Namespace) -> int:
 
     res = dpsgd(args.noise, args.sample_rate, _steps(args.steps), delta=args.delta, eps=args.eps,
                 mu=args.mu, h=args.grid, residual=args.residual, regret=not args.no_regret,
-                two_sided=not args.upper_only)
+                two_sided=not args.upper_only, width=args.width)
 
     if args.certificate:
         from certdp.certificates.writer import dpsgd_certificate, gdp_except_certificate, write  # noqa: PLC0415
@@ -78,6 +82,12 @@ def _run(args: argparse.Namespace) -> int:
             lines.append(f"  at δ = {args.delta}: ε ∈ {res.eps}")
         if res.delta is not None:
             lines.append(f"  at ε = {args.eps}: δ ∈ {res.delta}")
+        answer = res.eps if res.eps is not None else res.delta
+        target = res.settings.get("width_target")
+        if target is not None and answer.hi_exact - answer.lo_exact > Fraction(target):
+            lines.append(f"  width target {float(Fraction(target)):.3g} missed (width "
+                         f"{float(answer.hi_exact - answer.lo_exact):.3g} after 4 halvings of the grid; "
+                         "give a finer --grid)")
         if res.mu is not None:
             if res.residual.hi == 0:
                 lines.append(f"  strict μ-GDP (no residual): μ ∈ {res.mu}, the trade-off curve is exactly f_μ")

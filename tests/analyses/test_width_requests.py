@@ -56,3 +56,34 @@ def test_cli_width_and_bad_widths(capsys):
     assert main(["account", "--mechanism", "laplace(scale=1)", "--eps", "1", "--width", "1e-3"]) == 2
     with pytest.raises(InputError):
         narrowed_epsilon([(parse_spec("laplace(scale=1)"), 2)], Fraction(1, 10), -1)
+
+
+def test_dpsgd_width_request_is_met_and_contains_the_default_answer():
+    # a requested width below the default target: the grid is refined until it is met;
+    # the narrower enclosure must intersect the default one (both contain the truth)
+    from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
+
+    default = dpsgd("9.4", "0.01", 100, delta="1e-5").eps
+    narrow = dpsgd("9.4", "0.01", 100, delta="1e-5", width="1e-5")
+    enc = narrow.eps
+    assert enc.hi_exact - enc.lo_exact <= Fraction(1, 10**5) < default.hi_exact - default.lo_exact
+    assert enc.lo_exact <= default.hi_exact and default.lo_exact <= enc.hi_exact
+    assert narrow.settings["width_target"] == "1/100000"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--width", "0"], "width must be > 0"),
+    (["--width", "abc"], "width"),
+    (["--width", "1e-3", "--grid", "1/1024"], "automatic grid"),
+    (["--width", "1e-3", "--upper-only"], "automatic grid"),
+])
+def test_dpsgd_cli_rejects_bad_width_requests(capsys, argv, message):
+    code = main(["dpsgd", "--noise", "1", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5", *argv])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_dpsgd_cli_says_when_a_width_target_is_missed(capsys):
+    code = main(["dpsgd", "--noise", "9.4", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5",
+                 "--width", "1e-12"])
+    out = capsys.readouterr().out
+    assert code == 0 and "width target 1e-12 missed" in out

@@ -39,6 +39,24 @@ Relation = Literal["add", "remove"]
 RELATIONS: tuple[Relation, Relation] = ("add", "remove")
 
 
+def default_width(enc: Enclosure, is_eps: bool = True) -> Fraction:
+    """The width an answer is refined to without a request (issue 16): at most 1 % of
+    its upper end, and for ε also at most max(0.02, 0.1 % of it)."""
+    hi = enc.hi_exact
+    return min(hi / 100, max(Fraction(1, 50), hi / 1000)) if is_eps else hi / 100
+
+
+def check_width(width: object) -> Fraction:
+    """A requested absolute width: exact and > 0 (a closed form: a rational below it)."""
+    from certdp.expr.brackets import rational_at_most  # noqa: PLC0415 (closed forms: 1/3, exp(-2))
+
+    w = width if isinstance(width, (Fraction, int)) else rational_at_most(width, "width")
+    w = exact(w, "width")
+    if w <= 0:
+        raise InputError(f"width must be > 0, got {width!r}")
+    return w
+
+
 def check_count(count: object) -> int:
     """Validate a composition count (a positive int)."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from flint import arb
 
+from certdp.analyses.accountants.base import check_width, default_width
 from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import working_precision
@@ -87,13 +88,16 @@ def _check(noise: object, rate: object, steps: object) -> tuple[Fraction, Fracti
 def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps: object = None,
           mu: bool = False, h: object = DEFAULT_H, tau: object = Fraction(1, 10**14),
           residual: object = Fraction(1, 10**10), regret: bool = True,
-          two_sided: bool = True) -> DPSGDResult:
+          two_sided: bool = True, width: object = None) -> DPSGDResult:
     """Certified (ε or δ) for DP-SGD with noise multiplier σ, Poisson rate q, T steps.
 
     Give exactly one of ``delta`` (→ ε enclosure) or ``eps`` (→ δ enclosure);
     ``mu=True`` adds the certified GDP report.  ``two_sided=False`` skips the
     lower PLD (faster; the enclosure's lower end is then the trivial 0 and
-    ``mu`` is unavailable).
+    ``mu`` is unavailable).  With the automatic grid the two-sided answer is refined
+    (up to :data:`MAX_REFINE` halvings) to ``width`` (absolute, exact or a closed
+    form), by default to :func:`default_width`; ``settings["width_target"]`` states
+    the target, and a missed one is visible by comparing it with the width.
     """
     s, q, T = _check(noise, rate, steps)
     if (delta is None) == (eps is None):
@@ -106,6 +110,9 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     t0 = time.perf_counter()
     if mu and not two_sided:
         raise InputError("the GDP report needs both bounds (two_sided=True)")
+    w_req = None if width is None else check_width(width)
+    if w_req is not None and (h is not None or not two_sided):
+        raise InputError("a width request needs the automatic grid and both bounds (no h=, two_sided=True)")
     if q == 1:
         return _full_batch(s, T, delta=delta, eps=eps, mu=mu, t0=t0)
     acc = PLDAccountant(h=h, tau=tau, lower=two_sided).compose(SubsampledGaussian(s, q), T)
@@ -116,13 +123,14 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
             kw["eps"] = answer = at_closed_form(acc.epsilon, delta, "delta")
         else:
             kw["delta"] = answer = at_closed_form(acc.delta, eps, "eps")
-        if h is not None or not two_sided or _narrow(answer, delta is not None) or halved >= MAX_REFINE:
+        w_target = w_req if w_req is not None else default_width(answer, delta is not None)
+        if h is not None or not two_sided or answer.hi_exact - answer.lo_exact <= w_target or halved >= MAX_REFINE:
             break
         if refine and answer.lo_exact == 0:
             break  # a finer grid did not give a lower end (a tiny δ below the lower PLD's reach)
         check_budget("refining the PLD grid for a narrower enclosure", halved + 1, MAX_REFINE)
         # no lower end yet: no width to extrapolate from, one halving (as before)
-        k = 1 if answer.lo_exact == 0 else min(_halvings(answer, delta is not None), MAX_REFINE - halved)
+        k = 1 if answer.lo_exact == 0 else min(_halvings(answer, w_target), MAX_REFINE - halved)
         halved += k
         acc = PLDAccountant(h=acc.h / 2**k, tau=tau, lower=True).compose(SubsampledGaussian(s, q), T)
     if mu:
@@ -132,6 +140,8 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         kw.update(mu=rep.mu, residual=rep.residual, regret=rep.regret,
                   advantage=rep.advantage, strict_mu_at_least=strict_mu_lower(s, T))
     settings = acc.discretisation()
+    if h is None and two_sided:
+        settings["width_target"] = str(w_target)
     if mu:
         settings["residual"] = str(rep.residual_exact)  # the exact η the μ report proves
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
@@ -148,25 +158,16 @@ MAX_REFINE = 4
 WIDTH_RATIO_PER_HALVING = 2**2.2
 
 
-def _halvings(enc: Enclosure, is_eps: bool) -> int:
+def _halvings(enc: Enclosure, target: Fraction) -> int:
     """How many halvings of the grid should bring a too-wide enclosure to the target
     width (at least 1), from :data:`WIDTH_RATIO_PER_HALVING`: skipping the grids in
     between saves their cost (each halving doubles it).  A guess: if the result is
     still too wide the loop refines again."""
-    width, hi = enc.hi_exact - enc.lo_exact, enc.hi_exact
-    target = hi / 100
-    if is_eps:
-        target = min(target, max(Fraction(1, 50), hi / 1000))
+    width = enc.hi_exact - enc.lo_exact
     if target <= 0 or width <= target:
         return 1
     need = math.log(float(width / target)) / math.log(WIDTH_RATIO_PER_HALVING)
     return max(1, math.ceil(need - 1e-9))
-
-
-def _narrow(enc: Enclosure, is_eps: bool) -> bool:
-    """Width <= 1 % of the upper end, and for ε also <= max(0.02, 0.1 % of it)."""
-    width, hi = enc.hi_exact - enc.lo_exact, enc.hi_exact
-    return width <= hi / 100 and (not is_eps or width <= max(Fraction(1, 50), hi / 1000))
 
 
 def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0: float) -> DPSGDResult:
