@@ -130,10 +130,10 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
 
 def _upper_dp_claims(eps: object, delta: object, eps_hi: "Enclosure | None", delta_hi: "Enclosure | None",
                      assumptions: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The ``dp`` claims at an answer's upper end rounded up to 12, 8 and 6 digits
+    """The ``dp`` claims at an answer's upper end rounded up to 12, 10, 8 and 6 digits
     (the writer keeps the first the checker proves)."""
     out = []
-    for digits in (12, 8, 6):
+    for digits in (12, 10, 8, 6):
         if eps_hi is not None:
             e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
         else:
@@ -153,7 +153,7 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     or ``delta`` and the ε enclosure ``eps_hi``.  Closed-form profiles are re-evaluated
     by the checker; compositions of Poisson-subsampled Gaussians carry the PLD
     discretisation (evidence ``pld``, re-derived by :mod:`certdp.certificates.check_pld`).
-    The upper end is rounded up to 12, 8 or 6 significant digits — the first claim
+    The upper end is rounded up to 12, 10, 8 or 6 significant digits — the first claim
     the checker proves (a re-derivation may round a few fixed-point units
     differently from the accountant).  InputError when no route can be certified."""
     from certdp.certificates.checker import check  # noqa: PLC0415
@@ -230,7 +230,7 @@ def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object
                              delta_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any]:
     """Kind ``dp`` with evidence ``pld_profile`` (:mod:`certdp.certificates.check_profile_pld`):
     the grid is refined (h, h/2, h/4 from the engine's h) until the checker proves the
-    answer's upper end rounded up to 12, 8 or 6 digits."""
+    answer's upper end rounded up to 12, 10, 8 or 6 digits."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
     from certdp.certificates.checker import check  # noqa: PLC0415
 
@@ -362,7 +362,7 @@ def composition_certificate(items: list[tuple[Any, int]], *, eps: object = None,
                             eps_hi: "Enclosure | None" = None, delta_hi: "Enclosure | None" = None) -> dict[str, Any]:
     """Certificate (kind ``dp``, evidence ``pld_items``) of a heterogeneous composition's
     answer (``certdp account`` with several mechanisms): the answer's upper end rounded
-    up to 12, 8 or 6 digits on the engine's grid or a finer one, else the weaker claim
+    up to 12, 10, 8 or 6 digits on the engine's grid or a finer one, else the weaker claim
     the evidence proves.  InputError when no claim can be certified."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
     from certdp.certificates.check_profile_pld import items_delta_upper  # noqa: PLC0415
@@ -436,7 +436,7 @@ def gdp_except_certificate(res: Any) -> dict[str, Any]:
     answer (``mu=True``): kind ``gdp_except`` — δ(ε) <= δ_μ(ε) + η for all ε >= 0, both
     relations — with the PLD discretisation as evidence (re-derived by
     :mod:`certdp.certificates.check_fdp`); full batch (rate 1) is exactly (√T/σ)-GDP:
-    kind ``gdp_exact``.  μ and η are rounded up to 12, 8 or 6 significant digits — the
+    kind ``gdp_exact``.  μ and η are rounded up to 12, 10, 8 or 6 significant digits — the
     first claim the checker proves.  InputError when none is."""
     from certdp.certificates.checker import check  # noqa: PLC0415
 
@@ -450,7 +450,7 @@ def gdp_except_certificate(res: Any) -> dict[str, Any]:
     evidence = {"pld": {k: res.settings[k] for k in ("h", "tau", "z", "bits")}}
     eta = res.settings.get("residual")
     eta_str = number(Fraction(eta)) if eta is not None else None
-    for digits in (12, 8, 6):
+    for digits in (12, 10, 8, 6):
         claim = {"kind": "gdp_except", "mu": decimal_string(res.mu.hi, digits, "up"),
                  "residual": eta_str or decimal_string(res.residual.hi, digits, "up")}
         doc = envelope(claim, spec, evidence, 128)

@@ -1314,9 +1314,11 @@ class PLDAccountant(Accountant):
 
     def _coarsen(self) -> float:
         """θ of the one-step cells (:func:`_coarse_indices`): a cell may span several
-        grid steps where its float mass times its loss width is <= θ = 10 τ.  Measured
-        on the DP-SGD bench: ε moves by < 1e-9 relative, the one-step work drops 2-3x."""
-        return float(self.tau) * 10
+        grid steps where its float mass times its loss width is <= θ = τ/100 (τ follows
+        the size of the answer, :meth:`_tau_for`).  Measured: at σ = 1.1, q = 0.001,
+        T = 100, h = 1/4096 the one-step work drops 3x (0.46 s -> 0.15 s) and ε does not
+        move in 10 digits; θ = 10 τ widened a δ of 2.5e-12 by 1 %."""
+        return float(self.tau) / 100
 
     def _one_step(self, m: object, rel: Relation, kind: Kind, bits: int) -> DiscretePLD:
         if isinstance(m, SubsampledGaussian):
