@@ -24,7 +24,8 @@ arithmetic:
   Losses below the grid go UP to the lowest grid point, above it to +∞.
   Masses are rounded UP; after each product the coefficients are divided by
   2^bits rounding UP; tail mass below τ moves to +∞ (top) or up to the
-  first kept point (bottom).  Every step increases F_ε, so F_ε of the
+  first kept point (bottom).  Where little mass lies a cell may span several
+  grid steps (its mass split between its two ends by the same rule).  Every step increases F_ε, so F_ε of the
   result is a certified upper bound on δ(ε) of the composition.
 * **lower** — a post-processing of the true pair (merge the outputs of an
   x-interval J into one symbol: loss ℓ_J = log(P(J)/Q(J))), so by the
@@ -289,7 +290,7 @@ class DiscretePLD:
         B = self.bits
         prod = self.poly * other.poly
         ta, tb = self.total_units(), other.total_units()
-        fa, fb = ta - self.inf, tb - other.inf
+        fa = ta - self.inf
         if self.kind == "upper":
             # ceil(c / 2^B) <= floor(c / 2^B) + 1 : add 1 to every coefficient
             n = prod.length()
@@ -840,7 +841,7 @@ def _coarse_indices(sg: SubsampledGaussian, h: Fraction, lo: int, hi: int, theta
     for stop in stops:
         while i < stop:
             if not len(out) % 512:
-                check_budget("the coarse cells of one step", i - lo, hi - lo)
+                check_budget("the one-step PLD's coarse cells", i - lo, hi - lo)
             K = max(1, min(K, stop - i))
             while K > 1 and cost(i, i + K) > theta:
                 K //= 2
