@@ -87,3 +87,16 @@ def test_dpsgd_cli_says_when_a_width_target_is_missed(capsys):
                  "--width", "1e-12"])
     out = capsys.readouterr().out
     assert code == 0 and "width target 1e-12 missed" in out
+
+
+def test_dpsgd_wide_request_starts_on_a_coarser_grid():
+    # sigma 2, q 0.001, T 10^4: the default (<= 1 % of eps) needs h = 1/8192; a request of
+    # 0.05 (dp_accounting's own discretisation error here, |eps(1e-3) - eps(1e-4)|) is met
+    # on a coarser grid, and both enclosures contain the truth (they intersect)
+    from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
+
+    default = dpsgd("2", "0.001", 10_000, delta="1e-5")
+    wide = dpsgd("2", "0.001", 10_000, delta="1e-5", width="0.05")
+    assert Fraction(wide.settings["h"]) > Fraction(default.settings["h"])
+    assert wide.eps.hi_exact - wide.eps.lo_exact <= Fraction(5, 100)
+    assert wide.eps.lo_exact <= default.eps.hi_exact and default.eps.lo_exact <= wide.eps.hi_exact
