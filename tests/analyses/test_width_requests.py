@@ -100,3 +100,21 @@ def test_dpsgd_wide_request_starts_on_a_coarser_grid():
     assert Fraction(wide.settings["h"]) > Fraction(default.settings["h"])
     assert wide.eps.hi_exact - wide.eps.lo_exact <= Fraction(5, 100)
     assert wide.eps.lo_exact <= default.eps.hi_exact and default.eps.lo_exact <= wide.eps.hi_exact
+
+
+@pytest.mark.parametrize("sigma, q, steps", [("1/2", "32768/100000", 100), ("1/10", "1/2", 10**5),
+                                             ("1/1000", "1/100", 10), ("100", "1/10**6", 1), ("2", "1/1000", 10**9)])
+def test_width_guide_never_raises(sigma, q, steps):
+    # the float guide (CLT eps) overflowed for a large mu (e^eps beyond 709): it must
+    # give a number or nan, never an exception
+    from certdp.analyses.accountants.dpsgd import _clt_eps_f  # noqa: PLC0415
+
+    v = _clt_eps_f(Fraction(sigma), Fraction(q), steps, 1e-5)
+    assert v != v or v >= 0
+
+
+def test_dpsgd_width_request_with_a_large_eps():
+    from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
+
+    r = dpsgd("0.5", "0.32768", 100, delta="1e-5", width="0.001")
+    assert r.eps.hi_exact - r.eps.lo_exact <= Fraction(1, 1000) and r.eps.lo_exact > 90

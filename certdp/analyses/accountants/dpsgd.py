@@ -180,9 +180,11 @@ def _clt_eps_f(s: Fraction, q: Fraction, T: int, delta: float) -> float:
         Phi = lambda x: math.erfc(-x / math.sqrt(2)) / 2  # noqa: E731
         return Phi(-e / mu + mu / 2) - math.exp(e) * Phi(-e / mu - mu / 2)
 
-    lo, hi = 0.0, mu * (mu + 40)
+    lo, hi = 0.0, min(mu * (mu + 40), 700.0)  # e^ε overflows beyond ~709
     if d(lo) <= delta:
         return 0.0
+    if d(hi) > delta:
+        return math.nan  # beyond the float range: no guide
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
