@@ -103,7 +103,7 @@ def test_dpsgd_wide_request_starts_on_a_coarser_grid():
 
 
 @pytest.mark.parametrize("sigma, q, steps", [("1/2", "32768/100000", 100), ("1/10", "1/2", 10**5),
-                                             ("1/1000", "1/100", 10), ("100", "1/10**6", 1), ("2", "1/1000", 10**9)])
+                                             ("1/1000", "1/100", 10), ("100", "1/1000000", 1), ("2", "1/1000", 10**9)])
 def test_width_guide_never_raises(sigma, q, steps):
     # the float guide (CLT eps) overflowed for a large mu (e^eps beyond 709): it must
     # give a number or nan, never an exception
