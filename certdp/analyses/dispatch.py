@@ -84,6 +84,19 @@ def _flatten(mech: Mechanism, k: int) -> tuple[Mechanism, int]:
             return mech, k
 
 
+def composition_items(mech: Mechanism) -> list[tuple[Mechanism, int]] | None:
+    """The (mechanism, count) items of a composition without a closed-form profile —
+    ``compose(M, k)`` or ``compose_all(M1, ..., Mn)`` — else None: the router's one
+    test for the accountant route (CLI, audit and API alike)."""
+    from certdp.mechanisms.transforms import Compose, ComposeAll  # noqa: PLC0415
+
+    if isinstance(mech, Compose) and not mech.has_closed_form:
+        return [(mech.mechanism, int(mech.k))]
+    if isinstance(mech, ComposeAll) and not mech.has_closed_form:
+        return mech.items()
+    return None
+
+
 def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int = 34,
                            refine: int = 0) -> tuple[object, str]:
     """(accountant holding the heterogeneous composition, its name): the one route for
@@ -132,13 +145,10 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
 
 
 def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | None:
-    """(accountant, its name) for ``compose(M, k)`` without closed form, else None
-    (the route of :func:`composition_accountant`)."""
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
-
-    if not isinstance(mech, Compose) or mech.has_closed_form:
-        return None
-    return composition_accountant([(mech.mechanism, int(mech.k))], refine=refine)
+    """(accountant, its name) for a composition without closed form
+    (:func:`composition_items`), else None (the route of :func:`composition_accountant`)."""
+    items = composition_items(mech)
+    return None if items is None else composition_accountant(items, refine=refine)
 
 
 def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:
@@ -147,10 +157,8 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
     ε may be a closed form (:func:`at_closed_form`)."""
     if not isinstance(eps, (Fraction, int)):
         return at_closed_form(lambda e: delta_of(mech, e, bits=bits, refine=refine), eps, "eps")
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
-
-    if isinstance(mech, Compose) and not mech.has_closed_form:
-        items = [(mech.mechanism, int(mech.k))]
+    items = composition_items(mech)
+    if items is not None:
         if refine:
             acc, method = composition_accountant(items, refine=refine)
             return _answer(mech, acc.delta(eps), method)  # type: ignore[attr-defined]
@@ -234,10 +242,9 @@ def eps_of(mech: Mechanism, delta: object, *, bits: int | None = None, width: ob
     (:func:`narrowed_epsilon`).  δ may be a closed form (:func:`at_closed_form`)."""
     if not isinstance(delta, (Fraction, int)):
         return at_closed_form(lambda d: eps_of(mech, d, bits=bits, width=width), delta, "delta")
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
-
-    if isinstance(mech, Compose) and not mech.has_closed_form:
-        enc, method = narrowed_epsilon([(mech.mechanism, int(mech.k))], delta, width)
+    items = composition_items(mech)
+    if items is not None:
+        enc, method = narrowed_epsilon(items, delta, width)
         return _answer(mech, enc, method)
     from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
 
@@ -315,10 +322,8 @@ def tradeoff_values(mech: Mechanism, alphas: list[object]) -> tuple[list[Enclosu
         return encs, f"closed form: f_μ(α) = Φ(Φ⁻¹(1−α) − μ) with μ² = {mu2}"
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
     from certdp.analyses.fdp import tradeoff_enclosure  # noqa: PLC0415
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
-
-    inner, k = (_flatten(mech.mechanism, int(mech.k)) if isinstance(mech, Compose) else _flatten(mech, 1))
-    acc = PLDAccountant().compose(inner, k)
+    items = composition_items(mech) or [(mech, 1)]
+    acc = PLDAccountant().compose_all([_flatten(m, k) for m, k in items])
     encs = []
     for i, a in enumerate(points):
         check_budget("the trade-off curve", i, len(points))
@@ -386,17 +391,17 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
     if mu is not None:
         return GDPAnswer(mu, None, None, "exact: the trade-off curve is Gaussian (strict μ-GDP, no residual)",
                          None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
-
-    if isinstance(mech, Compose) and not mech.has_closed_form:
+    items = composition_items(mech)
+    if items is not None:
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
         from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
-        inner, k = _flatten(mech.mechanism, int(mech.k))
-        acc = PLDAccountant().compose(inner, k)  # the f-DP report reads the PLDs themselves
+        items = [_flatten(m, k) for m, k in items]
+        acc = PLDAccountant().compose_all(items)  # the f-DP report reads the PLDs themselves
         rep = gdp_report(acc) if residual is None else gdp_report(acc, residual=residual)
         strict = None
-        if is_subsampled_gaussian(inner):
+        inner, k = items[0]
+        if len(items) == 1 and is_subsampled_gaussian(inner):
             from certdp.analyses.accountants.dpsgd import strict_mu_lower  # noqa: PLC0415
 
             strict = strict_mu_lower(inner.mechanism.sigma / inner.mechanism.sensitivity, k)  # type: ignore[attr-defined]

@@ -157,7 +157,10 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     the checker proves (a re-derivation may round a few fixed-point units
     differently from the accountant).  InputError when no route can be certified."""
     from certdp.certificates.checker import check  # noqa: PLC0415
+    from certdp.mechanisms.transforms import ComposeAll  # noqa: PLC0415
 
+    if isinstance(mech, ComposeAll) and not mech.has_closed_form:  # heterogeneous: evidence pld_items
+        return composition_certificate(mech.items(), eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi)
     spec = mech.spec()
     refuse_uncheckable(spec)
     evidences: list[dict[str, Any]] = [{}]

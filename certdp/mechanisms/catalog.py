@@ -13,7 +13,7 @@ from certdp.mechanisms.basic import (
     PureDP,
     RandomizedResponse,
 )
-from certdp.mechanisms.transforms import ClipReify, Compose, Subsample, SubsetSample, dpsgd
+from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.user import Profile
 
 #: Every mechanism the spec grammar knows, by spec name (listing order).
@@ -29,6 +29,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         Subsample,
         SubsetSample,
         Compose,
+        ComposeAll,
         ClipReify,
         Profile,
         DiscreteLaplace,

@@ -72,7 +72,9 @@ def format_spec(mech: Any) -> str:
     parts: list[str] = []
     leading = True
     for key, value in mech.params.items():
-        if leading and (_is_mechanism(value) or isinstance(value, str)):
+        if leading and isinstance(value, tuple):  # a variadic list of mechanisms (compose_all)
+            parts.extend(format_value(v) for v in value)
+        elif leading and (_is_mechanism(value) or isinstance(value, str)):
             parts.append(format_value(value))
         else:
             leading = False

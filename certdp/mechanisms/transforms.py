@@ -38,7 +38,7 @@ import sympy
 from flint import arb
 
 from certdp.errors import InputError
-from certdp.mechanisms.base import EPS, ProfileKind
+from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
 from certdp.mechanisms.basic import Laplace, _q, gdp_profile
 from certdp.mechanisms.params import (
     CatalogMechanism,
@@ -225,6 +225,80 @@ class Compose(CatalogMechanism):
             return eps_enclosure(self.mechanism, delta, bits=bits)
         if delta == 0:
             raise DeltaUnattainable("compose: δ_μ(ε) > 0 for every ε, so no ε reaches δ = 0")
+        return None
+
+
+class ComposeAll(CatalogMechanism):
+    """Heterogeneous (adaptive) composition ``compose_all(M1, ..., Mn)``, n >= 2: the
+    mechanisms run one after another on the same data, in any order (the composed
+    privacy loss is the sum of independent losses, so the order does not matter).
+
+    A closed-form profile exists when every Mi is exactly GDP: μ² = Σ μi² (Dong,
+    Roth & Su 2022, Cor. 2).  Otherwise the profile has no closed form and analyses
+    route the composition's items (:meth:`items`) to a certified accountant
+    (:func:`certdp.analyses.dispatch.composition_accountant`: the PLD engine, or the φ
+    accountant).  The certificate checker knows the same spec (``compose_all``,
+    evidence ``pld_items``).
+    """
+
+    name = "compose_all"
+    description = ("heterogeneous composition compose_all(M1, M2, ...) (closed form when every Mi is "
+                   "exactly GDP: μ² = Σ μi²; otherwise evaluated by an accountant)")
+    PARAMS = (Param("mechanisms", "mechanism", "two or more mechanisms, positional: compose_all(M1, M2, ...)"),)
+
+    def __init__(self, *mechanisms: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise InputError("compose_all: takes its mechanisms as positional arguments only, "
+                             "compose_all(M1, M2, ...)")
+        for m in mechanisms:
+            if not isinstance(m, Mechanism):
+                raise InputError(f"compose_all: every argument must be a mechanism, got {m!r}")
+        object.__setattr__(self, "_params", {"mechanisms": tuple(mechanisms)})
+        self.check()
+
+    def check(self) -> None:
+        if len(self.mechanisms) < 2:
+            raise InputError("compose_all: takes two or more mechanisms (for one, use it, or compose(M, k=...))")
+
+    def children(self) -> tuple[Mechanism, ...]:
+        return tuple(self.mechanisms)
+
+    def items(self) -> list[tuple[Mechanism, int]]:
+        """The composition as (mechanism, count) items: compose(M, k) counts k."""
+        return [(m.mechanism, int(m.k)) if isinstance(m, Compose) else (m, 1) for m in self.mechanisms]
+
+    @property
+    def has_closed_form(self) -> bool:
+        return self.gdp_mu_squared() is not None
+
+    def gdp_mu_squared(self) -> Fraction | None:
+        parts = [m.gdp_mu_squared() for m in self.mechanisms]
+        return None if any(p is None for p in parts) else sum(parts, Fraction(0))
+
+    def vanishes_from(self) -> Fraction | None:
+        """Pure-DP-type parts: δ = 0 from Σ Ti on (basic composition)."""
+        ends = [m.vanishes_from() for m in self.mechanisms]
+        return None if any(t is None for t in ends) else sum(ends, Fraction(0))
+
+    def _require_closed_form(self) -> None:
+        if not self.has_closed_form:
+            raise InputError(
+                f"compose_all: {self.spec()} has no closed-form privacy profile; "
+                "it is evaluated by a certified accountant (`certdp profile`, `certdp measure`)"
+            )
+
+    def profile(self) -> sympy.Expr:
+        self._require_closed_form()
+        return gdp_profile(sympy.sqrt(_q(self.gdp_mu_squared())))
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        self._require_closed_form()
+        return delta_mu_ball(to_ball(self.gdp_mu_squared()).sqrt(), eps)
+
+    def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
+        self._require_closed_form()
+        if delta == 0:
+            raise DeltaUnattainable("compose_all: δ_μ(ε) > 0 for every ε, so no ε reaches δ = 0")
         return None
 
 

@@ -248,9 +248,9 @@ def test_tokenizer_positions():
 
 
 def test_catalog_names_match_classes():
-    assert list(CATALOG)[:11] == [
+    assert list(CATALOG)[:12] == [
         "laplace", "gaussian", "gaussian_dp", "randomized_response", "pure_dp",
-        "approx_dp", "subsample", "subset", "compose", "clip_reify", "profile",
+        "approx_dp", "subsample", "subset", "compose", "compose_all", "clip_reify", "profile",
     ]
     for name, cls in CATALOG.items():
         assert cls.name == name
