@@ -164,6 +164,16 @@ def _merge(cells: list[tuple[Fraction, Fraction]]) -> list[tuple[Fraction, Fract
     return out
 
 
+def _certainly_not_real(expr: sympy.Expr, t: Fraction) -> bool:
+    """Is δ(t) certainly not a real number (sympy's exact evaluation at the rational t
+    says so, e.g. log(−t) = log(t) + iπ)?  Asked only where the ball is not finite."""
+    try:
+        value = expr.subs(EPS, sympy.Rational(t.numerator, t.denominator))
+        return value.is_extended_real is False
+    except (TypeError, ValueError, ArithmeticError, RecursionError):
+        return False
+
+
 def validate_profile(
     expr: sympy.Expr | str,
     *,
@@ -227,6 +237,9 @@ def validate_profile(
     pts = sorted(set(grid) | {(a + b) / 2 for a, b in base})
     vals = [P.at(t) for t in pts]
     for t, v in zip(pts, vals):
+        if not v.is_finite() and _certainly_not_real(expr, t):
+            raise InputError(f"not a privacy profile: δ({_fmt(t)}) = {expr.subs(EPS, sympy.Rational(t.numerator, t.denominator))} "
+                             "is not a real number")
         if v > 1:
             raise InputError(f"not a privacy profile: δ({_fmt(t)}) = {_show(v)} > 1")
         if v < 0:

@@ -548,3 +548,18 @@ def test_large_argument_interval_soundness(text, a, w, t, prec):
     truth = mp_value(expr, a + t * w)
     assert _contains(ball, truth), (text, a, w, t, ball, truth)
     assert _contains(point, truth), (text, a + t * w, point, truth)
+
+
+@pytest.mark.parametrize("text", ["log(-eps)", "sqrt(1/2 - eps)", "log(eps - 1)/10"])
+def test_profile_not_real_somewhere_is_refused(text):
+    # was UNDECIDED (exit 1) for log(-eps): a value sympy proves non-real at an exact
+    # point is a certain witness, like a value > 1
+    with pytest.raises(InputError, match="not a real number"):
+        validate_profile(text)
+
+
+def test_identify_refuses_a_non_real_profile(capsys):
+    from certdp.cli import main  # noqa: PLC0415
+
+    assert main(["identify", "--profile", "log(-eps)"]) == 2
+    assert "not a real number" in capsys.readouterr().err
