@@ -108,13 +108,21 @@ def _run(args: argparse.Namespace) -> int:
             ax.set_yscale("log")
             ax.set_ylim(bottom=floor)
     ax.fill_between(fx, _lows(encs, floor if args.what == "profile" else None), [_hi(e) for e in encs],
-                    color="C0", alpha=0.6, linewidth=1.0, edgecolor="C0", label=label)
+                    color="C0", alpha=0.6, linewidth=1.0, edgecolor="C0", label=_wrap(label))
     ax.set_xlabel("ε")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(args.output)
     _report(args, "eps", xs, encs, label)
     return EXIT_OK
+
+
+def _wrap(text: str, width: int = 60) -> str:
+    """A legend label or title on lines of at most ``width`` characters (a long spec,
+    e.g. a compose_all, would otherwise squeeze the axes to a sliver)."""
+    import textwrap  # noqa: PLC0415
+
+    return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
 
 def _report(args: argparse.Namespace, axis: str, xs: list[Fraction], encs: list, label: str) -> None:
@@ -141,13 +149,13 @@ def _tradeoff(args: argparse.Namespace, plt, mech, mus: list[Fraction] | None) -
         ax.fill_between(fx, [_lo(r) for r in ref], [_hi(r) for r in ref], color=f"C{i + 1}", alpha=0.5,
                         linewidth=0.8, label=f"f_μ, μ = {float(m):.6g}")
     ax.fill_between(fx, [max(_lo(e), 0.0) for e in encs], [_hi(e) for e in encs], color="C0", alpha=0.6,
-                    linewidth=1.0, edgecolor="C0", label=f"f of {mech.spec()} (certified band)")
+                    linewidth=1.0, edgecolor="C0", label=_wrap(f"f of {mech.spec()} (certified band)"))
     ax.plot([0, 1], [1, 0], color="grey", linewidth=0.5, linestyle=":")
     ax.set_xlabel("type I error α")
     ax.set_ylabel("type II error β = f(α)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_title(method, fontsize=6)
+    ax.set_title(_wrap(method, 100), fontsize=6)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(args.output)

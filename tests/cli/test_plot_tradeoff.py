@@ -39,3 +39,11 @@ def test_plot_tradeoff_reference_mu(tmp_path):
                  "--mu", "1/2,1"]) == 0
     assert (tmp_path / "f.svg").read_text().startswith("<?xml")
     assert main(["plot", "tradeoff", "laplace(scale=1)", "-o", str(tmp_path / "f.txt")]) == 2
+
+def test_long_labels_are_wrapped():
+    # a compose_all spec as one legend line squeezed the axes to a sliver
+    from certdp.cli.plot import _wrap  # noqa: PLC0415
+
+    text = "f of compose_all(compose(subsample(gaussian(sigma=1, sensitivity=1), rate=0.1), k=10), laplace(scale=1))"
+    lines = _wrap(text).split("\n")
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines) and "".join(lines).replace(" ", "") == text.replace(" ", "")
