@@ -85,7 +85,8 @@ def _run(args: argparse.Namespace) -> int:
         answer = res.eps if res.eps is not None else res.delta
         target = res.settings.get("width_target")
         if target is not None and answer.hi_exact - answer.lo_exact > Fraction(target):
-            lines.append(f"  width target {float(Fraction(target)):.3g} missed (width "
+            shown = args.width if args.width is not None else f"{float(Fraction(target)):.3g}"
+            lines.append(f"  width target {shown} missed (width "
                          f"{float(answer.hi_exact - answer.lo_exact):.3g} after 4 halvings of the grid; "
                          "give a finer --grid)")
         if res.mu is not None:

@@ -118,3 +118,14 @@ def test_dpsgd_width_request_with_a_large_eps():
 
     r = dpsgd("0.5", "0.32768", 100, delta="1e-5", width="0.001")
     assert r.eps.hi_exact - r.eps.lo_exact <= Fraction(1, 1000) and r.eps.lo_exact > 90
+
+
+@pytest.mark.parametrize("width", ["1e400", "1e-400"])
+def test_dpsgd_extreme_width_requests_answer(capsys, width):
+    # 1e400 is met at once; 1e-400 is refined to the cap and said to be missed (both
+    # overflowed a float guide before: exit 2 with an OverflowError)
+    code = main(["dpsgd", "--noise", "9.4", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5",
+                 "--width", width])
+    out = capsys.readouterr().out
+    assert code == 0 and "ε ∈ [0.00" in out
+    assert ("missed" in out) == (width == "1e-400")

@@ -119,7 +119,8 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     if w_req is not None and delta is not None:
         # a wide request starts on a coarser grid (no coarser than DEFAULT_H): guided by
         # the CLT estimate of ε and the measured width model of the automatic grid
-        start = _grid_for_width(acc.h, s, q, T, float(target), float(w_req))
+        clamp = lambda x: float(min(max(x, Fraction(1, 10**300)), Fraction(10**300)))  # noqa: E731 (a guide's floats)
+        start = _grid_for_width(acc.h, s, q, T, clamp(target), clamp(w_req))
         if start != acc.h:
             acc = PLDAccountant(h=start, tau=tau, lower=True).compose(SubsampledGaussian(s, q), T)
     kw: dict = {}
@@ -224,7 +225,10 @@ def _halvings(enc: Enclosure, target: Fraction) -> int:
     width = enc.hi_exact - enc.lo_exact
     if target <= 0 or width <= target:
         return 1
-    need = math.log(float(width / target)) / math.log(WIDTH_RATIO_PER_HALVING)
+    ratio = width / target  # exact; its log from the bit lengths when it is beyond a float
+    log_ratio = (math.log(float(ratio)) if ratio < 10**300 else
+                 (ratio.numerator.bit_length() - ratio.denominator.bit_length()) * math.log(2))
+    need = log_ratio / math.log(WIDTH_RATIO_PER_HALVING)
     return max(1, math.ceil(need - 1e-9))
 
 
