@@ -264,8 +264,13 @@ class ComposeAll(CatalogMechanism):
         return tuple(self.mechanisms)
 
     def items(self) -> list[tuple[Mechanism, int]]:
-        """The composition as (mechanism, count) items: compose(M, k) counts k."""
-        return [(m.mechanism, int(m.k)) if isinstance(m, Compose) else (m, 1) for m in self.mechanisms]
+        """The composition as (mechanism, count) items: compose(M, k) counts k, and
+        equal mechanisms are one item (the order of a composition does not matter)."""
+        counts: dict[Mechanism, int] = {}
+        for m in self.mechanisms:
+            inner, k = (m.mechanism, int(m.k)) if isinstance(m, Compose) else (m, 1)
+            counts[inner] = counts.get(inner, 0) + k
+        return list(counts.items())
 
     @property
     def has_closed_form(self) -> bool:

@@ -102,3 +102,12 @@ def test_certificate_of_a_mixed_composition_is_valid_and_a_lowered_claim_is_not(
     # a claim below the certified lower end 0.0816257 is false: never VALID
     doc["claim"]["delta"] = "0.0816"
     assert not check(doc).valid
+
+
+def test_equal_parts_are_one_item():
+    # 2000 equal arguments took minutes as 2000 items; they are one item of count 2000
+    m = parse_spec("compose_all(" + ", ".join(["laplace(scale=1)"] * 3) + ", compose(laplace(scale=1), k=4), pure_dp(eps=1))")
+    assert [(x.spec(), k) for x, k in composition_items(m)] == [
+        ("laplace(scale=1, sensitivity=1)", 7), ("pure_dp(eps=1)", 1)]
+    same = delta_of(parse_spec("compose_all(laplace(scale=1), laplace(scale=1))"), 1).enclosure
+    assert same == delta_of(parse_spec("compose(laplace(scale=1), k=2)"), 1).enclosure
