@@ -151,6 +151,16 @@ class SubsetSample(Subsample):
             raise InputError(f"subset: rate must satisfy 0 < rate <= 1, got {self.rate}")
 
 
+def require_closed_form(mech: Any) -> None:
+    """InputError unless the composition ``mech`` (compose / compose_all) has a
+    closed-form profile; without one it is evaluated by a certified accountant."""
+    if not mech.has_closed_form:
+        raise InputError(
+            f"{mech.name}: {mech.spec()} has no closed-form privacy profile; it is evaluated by a "
+            "certified accountant (`certdp profile`, `certdp account`, `certdp measure`)"
+        )
+
+
 class Compose(CatalogMechanism):
     """k-fold (adaptive) composition of a mechanism with itself.
 
@@ -199,11 +209,7 @@ class Compose(CatalogMechanism):
         return None if inner is None else self.k * inner
 
     def _require_closed_form(self) -> None:
-        if not self.has_closed_form:
-            raise InputError(
-                f"compose: {self.spec()} has no closed-form privacy profile; "
-                "it is evaluated by a certified accountant (`certdp account`, `certdp profile`)"
-            )
+        require_closed_form(self)
 
     def profile(self) -> sympy.Expr:
         self._require_closed_form()
@@ -286,11 +292,7 @@ class ComposeAll(CatalogMechanism):
         return None if any(t is None for t in ends) else sum(ends, Fraction(0))
 
     def _require_closed_form(self) -> None:
-        if not self.has_closed_form:
-            raise InputError(
-                f"compose_all: {self.spec()} has no closed-form privacy profile; "
-                "it is evaluated by a certified accountant (`certdp profile`, `certdp measure`)"
-            )
+        require_closed_form(self)
 
     def profile(self) -> sympy.Expr:
         self._require_closed_form()
