@@ -44,6 +44,15 @@ def _x_of_loss(pair: _Pair, w: Any) -> Any:
     return x if pair.sign > 0 else -x
 
 
+def ceil_mpf(v: Any) -> int:
+    """⌈v⌉ of a finite mpf (or of an interval's upper end), exactly (``mpmath.ceil`` rounds its integer result to the
+    working precision ``mp.prec``, 53 bits by default: a value near 2^60 could come
+    back up to 2^7 units too small, a mass rounded DOWN where it must go up)."""
+    raw = v._mpi_[1] if hasattr(v, "_mpi_") else v._mpf_  # an interval's upper end, or an mpf
+    num, den = mpmath.libmp.to_rational(raw)  # exact, signed numerator
+    return -((-num) // den)
+
+
 def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[int], int]:
     """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up, in intervals."""
     lo, hi = pair.grid(h, z)
@@ -106,7 +115,7 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
         v = (m * scale).b
         if not mpmath.isfinite(v):
             raise PrecisionError("a one-step mass could not be enclosed in intervals")
-        return max(int(mpmath.ceil(v)), 0)
+        return max(ceil_mpf(v), 0)
 
     return lo, [up(m) for m in masses], up(inf_mass)
 

@@ -71,3 +71,81 @@ def test_issue_example_under_both_kernels():
     bad = copy.deepcopy(doc)
     bad["mechanism"] = bad["mechanism"].replace("sigma=9.4", "sigma=9")
     assert not check(bad).valid and not check_iv(bad)[0]
+
+
+def _true_masses(sigma: int, q: Fraction, h: Fraction, z: float) -> list:
+    """The connect-the-dots masses of one step (remove relation) in plain mpmath at 50
+    digits, written out here from the construction (an independent reference)."""
+    import mpmath as mp
+
+    lo, hi = check_pld._Pair(Fraction(sigma), q, 1).grid(h, z)
+    with mp.workdps(50):
+        qq, hh, s = mp.mpf(q.numerator) / q.denominator, mp.mpf(h.numerator) / h.denominator, mp.mpf(sigma)
+
+        def x_of(w):
+            arg = mp.expm1(w) + qq
+            return None if arg <= 0 else mp.log(arg / qq) * s**2 + mp.mpf(1) / 2
+
+        def cdf(x, c):
+            return mp.mpf(1) if x == mp.inf else (mp.mpf(0) if x == -mp.inf else mp.ncdf((x - c) / s))
+
+        def mass(comps, a, b):
+            a, b = (-mp.inf if a is None else a), (mp.inf if b is None else b)
+            return sum(w * (cdf(b, c) - cdf(a, c)) for w, c in comps)
+
+        p_comps, q_comps = ((1 - qq, 0), (qq, 1)), ((mp.mpf(1), 0),)
+        ends = [x_of((lo + j) * hh) for j in range(hi - lo + 1)]
+        m = [mp.mpf(0)] * len(ends)
+        for j in range(len(ends) - 1):
+            if ends[j + 1] is None:
+                continue
+            P, Q = mass(p_comps, ends[j], ends[j + 1]), mass(q_comps, ends[j], ends[j + 1])
+            e0, e1 = mp.exp(-(lo + j) * hh), mp.exp(-(lo + j + 1) * hh)
+            A = (Q - e1 * P) / (e0 - e1)
+            m[j] += A
+            m[j + 1] += P - A
+        return m
+
+
+def test_interval_kernel_rounds_one_step_masses_up_at_default_mpmath_precision():
+    """Regression: ``mpmath.ceil`` rounds its integer result to mp.prec (53 bits), so
+    masses near 2^60 units came back up to 31 units BELOW the truth (python-flint 0.9,
+    sigma 1, q 1/100).  Every interval-kernel mass must be >= the 50-digit truth."""
+    import mpmath as mp
+
+    h, bits, z = Fraction(1, 64), 60, 8.5
+    truth = _true_masses(1, Fraction(1, 100), h, z)
+    old = check_pld_iv.iv.prec
+    check_pld_iv.iv.prec = 128
+    try:
+        with mp.workprec(53):
+            _, cs, _ = check_pld_iv.one_step(check_pld._Pair(Fraction(1), Fraction(1, 100), 1), h, bits, z)
+    finally:
+        check_pld_iv.iv.prec = old
+    assert len(cs) == len(truth)
+    with mp.workdps(50):
+        below = [j for j, (c, t) in enumerate(zip(cs, truth)) if c < t * 2**bits]
+        slack = max(c - t * 2**bits for c, t in zip(cs, truth))
+    assert below == []
+    assert slack < 64  # rounded up by a few units, not a loose bound
+
+
+def test_exact_ceiling_of_mpf_and_interval_ends():
+    import math
+
+    import mpmath as mp
+    from hypothesis import given, strategies as st
+
+    @given(st.integers(-2**200, 2**200), st.integers(-300, 300))
+    def check(man: int, exp: int) -> None:
+        v = mp.mp.make_mpf(mp.libmp.from_man_exp(man, exp))  # exact (mp.mpf would round to mp.prec)
+        want = math.ceil(Fraction(man) * Fraction(2) ** exp)
+        assert check_pld_iv.ceil_mpf(v) == want
+        old = check_pld_iv.iv.prec
+        check_pld_iv.iv.prec = 400  # an interval's ends hold iv.prec bits
+        try:
+            assert check_pld_iv.ceil_mpf(check_pld_iv.iv.mpf([v, v])) == want
+        finally:
+            check_pld_iv.iv.prec = old
+
+    check()
