@@ -273,18 +273,14 @@ def _compose_lower(step: tuple[int, list[int], int], count: int, bits: int, tau:
             cs, off = cs[lo:hi + 1], off + lo
         return off, cs, 0
 
-    result = None
-    base = step
-    done, total = 0, 2 * count.bit_length()
-    while True:
-        check_budget("re-composing the lower PLD", done, total)
-        done += 2
-        if count & 1:
-            result = base if result is None else product(result, base)
-        count >>= 1
-        if not count:
-            return result
-        base = product(base, base)
+    result = step
+    digits = bin(count)[3:]  # left to right, after the leading 1
+    for done, d in enumerate(digits):
+        check_budget("re-composing the lower PLD", done, len(digits))
+        result = product(result, result)
+        if d == "1":
+            result = product(result, step)
+    return result
 
 
 def _truncate(offset: int, cs: list[int], inf: int, tau: int) -> tuple[int, list[int], int]:
@@ -311,7 +307,7 @@ def _product(a: tuple[int, list[int], int], b: tuple[int, list[int], int], bits:
     (oa, ca, ia), (ob, cb, ib) = a, b
     prod = (fmpz_poly(ca) * fmpz_poly(cb)).coeffs()
     shift = fmpz(1) << bits
-    cs = [int(c // shift) + 1 for c in prod]  # ⌈c / 2^bits⌉ <= ⌊c / 2^bits⌋ + 1
+    cs = [-int((-c) // shift) for c in prod]  # ⌈c / 2^bits⌉
     fa, fb = sum(ca), sum(cb)
     inf_exact = ia * (fb + ib) + fa * ib
     inf = -((-inf_exact) >> bits)
@@ -319,19 +315,16 @@ def _product(a: tuple[int, list[int], int], b: tuple[int, list[int], int], bits:
 
 
 def compose(step: tuple[int, list[int], int], count: int, bits: int, tau: int) -> tuple[int, list[int], int]:
-    """count-fold self-composition by square and multiply."""
-    result = None
-    base = step
-    done, total = 0, 2 * count.bit_length()
-    while True:
-        check_budget("re-composing the PLD", done, total)
-        done += 2
-        if count & 1:
-            result = base if result is None else _product(result, base, bits, tau)
-        count >>= 1
-        if not count:
-            return result
-        base = _product(base, base, bits, tau)
+    """count-fold self-composition by left-to-right square and multiply (square for
+    each binary digit of ``count`` after the first, compose with ``step`` where it is 1)."""
+    result = step
+    digits = bin(count)[3:]
+    for done, d in enumerate(digits):
+        check_budget("re-composing the PLD", done, len(digits))
+        result = _product(result, result, bits, tau)
+        if d == "1":
+            result = _product(result, step, bits, tau)
+    return result
 
 
 def f_eps(pld: tuple[int, list[int], int], h: Fraction, bits: int, eps: Fraction) -> arb:

@@ -291,15 +291,13 @@ class DiscretePLD:
         prod = self.poly * other.poly
         ta, tb = self.total_units(), other.total_units()
         fa = ta - self.inf
+        inf_exact = self.inf * tb + fa * other.inf
         if self.kind == "upper":
-            # ceil(c / 2^B) <= floor(c / 2^B) + 1 : add 1 to every coefficient
-            n = prod.length()
-            prod = (prod // fmpz(1 << B)) + _ones(n)
-            inf_exact = self.inf * tb + fa * other.inf
+            # ceil(c / 2^B) = -floor(-c / 2^B), coefficient-wise (in C)
+            prod = -((-prod) // fmpz(1 << B))
             inf = -((-inf_exact) >> B)
         else:
             prod = prod // fmpz(1 << B)  # coefficients are >= 0: floor
-            inf_exact = self.inf * tb + fa * other.inf
             inf = inf_exact >> B
         res = DiscretePLD(prod, self.offset + other.offset, self.h, B, inf, self.kind)
         return res.truncated(tau_units)
@@ -363,21 +361,19 @@ class DiscretePLD:
         return DiscretePLD(kept, self.offset + lo, self.h, self.bits, inf, self.kind)
 
     def power(self, count: int, tau_units: int) -> "DiscretePLD":
-        """count-fold self-composition by square-and-multiply."""
-        result: DiscretePLD | None = None
-        base = self
-        k = count
-        steps, total = 0, 2 * count.bit_length()
-        while True:
-            check_budget("composing the PLD (square and multiply)", steps, total)
-            steps += 2
-            if k & 1:
-                result = base if result is None else result.combine(base, tau_units)
-            k >>= 1
-            if not k:
-                break
-            base = base.combine(base, tau_units)
-        assert result is not None
+        """count-fold self-composition, left-to-right square and multiply: square the
+        running result for each binary digit of ``count`` after the first, and compose
+        with the one-step PLD where the digit is 1.  The multiplications are by the
+        short one-step polynomial (right-to-left would multiply two long powers)."""
+        if count < 1:
+            raise ValueError("count must be >= 1")
+        result = self
+        digits = bin(count)[3:]
+        for done, d in enumerate(digits):
+            check_budget("composing the PLD (square and multiply)", done, len(digits))
+            result = result.combine(result, tau_units)
+            if d == "1":
+                result = result.combine(self, tau_units)
         return result
 
     # -- evaluation ----------------------------------------------------------
@@ -522,13 +518,6 @@ class DiscretePLD:
             root = ((acc_m - d) / acc_s).log()
             lo, hi_r = lower_bound(root), upper_bound(root)
             return (lo if lo > 0 else zero), (hi_r if hi_r < y0 else y0)
-
-
-def _ones(n: int) -> fmpz_poly:
-    """The polynomial 1 + x + ... + x^{n-1}."""
-    if n <= 0:
-        return fmpz_poly([])
-    return fmpz_poly([-1] + [0] * (n - 1) + [1]) // fmpz_poly([-1, 1])
 
 
 # ---------------------------------------------------------------------------
