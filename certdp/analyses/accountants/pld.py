@@ -293,8 +293,10 @@ class DiscretePLD:
         fa = ta - self.inf
         inf_exact = self.inf * tb + fa * other.inf
         if self.kind == "upper":
-            # ceil(c / 2^B) = -floor(-c / 2^B), coefficient-wise (in C)
-            prod = -((-prod) // fmpz(1 << B))
+            # ceil(c / 2^B) <= floor(c / 2^B) + 1 (c >= 0; fmpz_poly // fmpz is the
+            # coefficient-wise floor only for non-negative coefficients)
+            n = prod.length()
+            prod = (prod // fmpz(1 << B)) + _ones(n)
             inf = -((-inf_exact) >> B)
         else:
             prod = prod // fmpz(1 << B)  # coefficients are >= 0: floor
@@ -518,6 +520,20 @@ class DiscretePLD:
             root = ((acc_m - d) / acc_s).log()
             lo, hi_r = lower_bound(root), upper_bound(root)
             return (lo if lo > 0 else zero), (hi_r if hi_r < y0 else y0)
+
+
+_ONES = fmpz_poly([1])
+
+
+def _ones(n: int) -> fmpz_poly:
+    """The polynomial 1 + x + ... + x^{n-1} (a prefix of one cached polynomial, grown
+    by doubling: C-level copies only)."""
+    global _ONES
+    if n <= 0:
+        return fmpz_poly([])
+    while _ONES.length() < n:
+        _ONES = _ONES + _ONES.left_shift(_ONES.length())
+    return _ONES.truncate(n)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,69 @@
+"""The re-rounding of a PLD product goes the stated way, coefficient by coefficient
+(the upper PLD's masses UP, the lower's DOWN), checked against the exact rational
+product c / 2^bits.  A wrong direction moves F_ε by only ~2^-bits per product, far
+below what a comparison with an independent δ could see, so it is tested here
+directly (regression: a "ceiling" built from fmpz_poly // fmpz, which is not the
+coefficient-wise floor for negative coefficients, rounded the upper PLD down)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+from flint import fmpz_poly
+
+from certdp.analyses.accountants.pld import DiscretePLD
+
+coeffs = st.lists(st.one_of(st.just(0), st.integers(0, 2**70)), min_size=1, max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(coeffs, coeffs, st.integers(0, 2**40), st.integers(0, 2**40), st.integers(1, 64),
+       st.integers(-5, 5), st.integers(-5, 5))
+def test_combine_rounds_each_mass_the_stated_way(a, b, ia, ib, bits, oa, ob):
+    h = Fraction(1, 64)
+    exact = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            exact[i + j] += x * y
+    fa, fb = sum(a), sum(b)
+    for kind in ("upper", "lower"):
+        inf_a, inf_b = (ia, ib) if kind == "upper" else (0, 0)
+        A = DiscretePLD(fmpz_poly(a), oa, h, bits, inf_a, kind)
+        B = DiscretePLD(fmpz_poly(b), ob, h, bits, inf_b, kind)
+        C = A.combine(B, 0)  # no truncation: every coefficient is compared
+        got = [int(c) for c in C.poly.coeffs()]
+        got += [0] * (len(exact) - len(got))
+        assert C.offset == oa + ob
+        inf_exact = Fraction(inf_a * (fb + inf_b) + fa * inf_b, 2**bits)
+        for g, e in zip(got, exact):
+            if kind == "upper":
+                assert Fraction(e, 2**bits) <= g <= Fraction(e, 2**bits) + 2
+            else:
+                assert Fraction(e, 2**bits) - 1 < g <= Fraction(e, 2**bits)
+        if kind == "upper":
+            assert inf_exact <= C.inf < inf_exact + 1
+        else:
+            assert C.inf == 0
+
+
+def test_power_equals_repeated_products_bounds():
+    """count-fold power of an exact lattice law: the upper ≥ the exact count-fold
+    convolution (scaled), the lower ≤ it, at every coefficient (count 1..9)."""
+    one = [3 << 20, 5 << 20, 0, 7 << 20]  # masses in units 2^-24 (bits 24): a measure of mass 15/16
+    bits = 24
+    for count in range(1, 10):
+        exact = [Fraction(1)]
+        for _ in range(count):
+            nxt = [Fraction(0)] * (len(exact) + len(one) - 1)
+            for i, x in enumerate(exact):
+                for j, y in enumerate(one):
+                    nxt[i + j] += x * Fraction(y, 2**bits)
+            exact = nxt
+        for kind in ("upper", "lower"):
+            P = DiscretePLD(fmpz_poly(one), 0, Fraction(1, 8), bits, 0, kind).power(count, 0)
+            got = [Fraction(int(c), 2**bits) for c in P.poly.coeffs()]
+            got += [Fraction(0)] * (len(exact) - len(got))
+            assert P.offset == 0
+            for g, e in zip(got, exact):
+                assert (g >= e) if kind == "upper" else (g <= e)
