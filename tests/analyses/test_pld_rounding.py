@@ -67,3 +67,23 @@ def test_power_equals_repeated_products_bounds():
             assert P.offset == 0
             for g, e in zip(got, exact):
                 assert (g >= e) if kind == "upper" else (g <= e)
+
+
+@settings(max_examples=100, deadline=None)
+@given(coeffs, coeffs, st.integers(0, 2**40), st.integers(0, 2**40), st.integers(1, 64))
+def test_checker_product_rounds_up(a, b, ia, ib, bits):
+    """The checker's own product (certdp.certificates.check_pld) rounds up too:
+    ⌈c / 2^bits⌉ exactly, and the mass at +∞ up."""
+    from certdp.certificates.check_pld import _product
+
+    exact = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            exact[i + j] += x * y
+    off, cs, inf = _product((0, a, ia), (0, b, ib), bits, 0)
+    assert off == 0 and len(cs) <= len(exact)
+    cs = list(cs) + [0] * (len(exact) - len(cs))  # FLINT drops trailing zero coefficients
+    for g, e in zip(cs, exact):
+        assert g == -((-e) // 2**bits)
+    inf_exact = Fraction(ia * (sum(b) + ib) + sum(a) * ib, 2**bits)
+    assert inf_exact <= inf < inf_exact + 1
