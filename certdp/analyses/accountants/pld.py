@@ -46,7 +46,7 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Literal
+from typing import Callable, Iterable, Literal
 
 from flint import arb, fmpz, fmpz_poly
 
@@ -1129,6 +1129,10 @@ def _gcd(a: Fraction, b: Fraction) -> Fraction:
 
 #: The default loss grid step (widened automatically for tiny σ, see PLDAccountant.h).
 DEFAULT_H = Fraction(1, 1024)
+#: The screening grid of a second relation is SCREEN_FACTOR·h (:meth:`PLDAccountant._screened`);
+#: it is tried when the first relation's composed PLD has at least SCREEN_MIN_LENGTH points.
+SCREEN_FACTOR = 4
+SCREEN_MIN_LENGTH = 1 << 14
 #: The automatic grid keeps one step's loss range within this many grid points.
 AUTO_GRID_POINTS = 2**16
 #: ... and gives a loss law's range at least this many (finer grid, down to DEFAULT_H/64).
@@ -1161,6 +1165,20 @@ def _gaussian_spread_f(sg: "SubsampledGaussian", z: float) -> tuple[float, float
     return spread, span
 
 
+class _Relations(dict):
+    """relation → composed PLD, each built by ``build`` when first looked up."""
+
+    def __init__(self, build: Callable[[Relation], "DiscretePLD"]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, rel: Relation) -> "DiscretePLD":
+        if rel not in ("add", "remove"):
+            raise KeyError(rel)
+        pld = self[rel] = self._build(rel)
+        return pld
+
+
 class PLDAccountant(Accountant):
     """Certified PLD accountant for any mix of mechanisms (see module doc).
 
@@ -1186,6 +1204,7 @@ class PLDAccountant(Accountant):
         self.with_lower = lower
         self.items = tuple(items)
         self._cache: dict | None = None
+        self._coarse: PLDAccountant | None = None  # the screening grid (:meth:`_screened`)
 
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
@@ -1340,17 +1359,50 @@ class PLDAccountant(Accountant):
         if not self.items:
             raise InputError("nothing composed yet")
         bits = self._bits_for()
-        out: dict = {"upper": {}, "lower": {}, "bits": bits}
         # a Gaussian-mixture source's upper one-step PLDs of both relations share
         # their boundaries and Gaussian masses (the add pair mirrors the remove pair)
         shared = {idx: upper_one_steps(m, self.h, bits, self._z(), self._coarsen())
                   for idx, (m, _) in enumerate(self.items) if isinstance(m, SubsampledGaussian)}
-        for rel in ("add", "remove"):
-            out["upper"][rel] = self._composed(rel, "upper", bits, {i: v[rel] for i, v in shared.items()})
-        # the lower PLDs are built on demand (:meth:`_lower`): an answer needs the lower
-        # PLD of a relation only when its upper bound exceeds the other's lower bound
+        # each relation's upper PLD is composed when first asked for (an ε or δ answer
+        # may settle one relation on a coarser grid: :meth:`_screened`), and the lower
+        # PLDs on demand (:meth:`_lower`): an answer needs the lower PLD of a relation
+        # only when its upper bound exceeds the other's lower bound
+        upper = _Relations(lambda rel: self._composed(rel, "upper", bits, {i: v[rel] for i, v in shared.items()}))
+        out: dict = {"upper": upper, "lower": {}, "bits": bits}
         self._cache = out
         return out
+
+    def _screened(self, rel: Relation, value: Callable[["DiscretePLD"], arb], bound: arb) -> arb | None:
+        """An upper bound ≤ ``bound`` on ``rel``'s answer (``value`` of its upper PLD,
+        an ε or δ upper end) from the upper PLD on the grid :data:`SCREEN_FACTOR`·h, or
+        None when that grid does not show it (then the caller composes ``rel`` on h).
+        Any grid gives a certified upper bound, so when ``rel``'s bound on the coarse
+        grid is already below the other relation's, the max over the relations is the
+        other's and ``rel``'s fine PLD is not needed (the add relation of a DP-SGD
+        answer: 548.8 against 670.8 at σ 1.1, q 0.32768, T 10⁴)."""
+        c = self._compute()
+        if rel in c["upper"]:
+            return None
+        other = "remove" if rel == "add" else "add"
+        if c["upper"][other].length < SCREEN_MIN_LENGTH:
+            return None  # a short composition: the fine one costs little more than a screen
+        if self._coarse is None:
+            self._coarse = PLDAccountant(self.h * SCREEN_FACTOR, self.tau, None, False, self.items)
+        try:
+            with working_precision(PREC):
+                v = value(self._coarse._compute()["upper"][rel])
+        except (InputError, PrecisionError):
+            return None
+        return v if v <= bound else None
+
+    def _upper_ends(self, value: Callable[["DiscretePLD"], arb]) -> dict:
+        """``value`` (an upper end) per relation: remove on the grid, add screened on a
+        coarser grid first (:meth:`_screened`)."""
+        c = self._compute()
+        his = {"remove": value(c["upper"]["remove"])}
+        v = self._screened("add", value, his["remove"])
+        his["add"] = v if v is not None else value(c["upper"]["add"])
+        return his
 
     def _composed(self, rel: Relation, kind: Kind, bits: int, given: dict | None = None) -> DiscretePLD:
         """The composition of the items' one-step PLDs (``given``: item index → a
@@ -1416,7 +1468,7 @@ class PLDAccountant(Accountant):
         c = self._compute()
         with working_precision(PREC):
             eb = to_ball(e)
-            his = {r: upper_bound(c["upper"][r].delta_ball(eb, e)) for r in ("add", "remove")}
+            his = self._upper_ends(lambda pld: upper_bound(pld.delta_ball(eb, e)))
             hi = _amax(his.values())
             lo = arb(0)
             if self.two_sided:
@@ -1432,7 +1484,7 @@ class PLDAccountant(Accountant):
         """The largest finite loss of the upper PLDs (both relations): beyond it δ(ε)
         is the mass at +∞ alone, which no finer grid changes."""
         c = self._compute()
-        return max((pld.offset + len(pld.poly.coeffs()) - 1) * pld.h for pld in c["upper"].values())
+        return max((pld.offset + len(pld.poly.coeffs()) - 1) * pld.h for pld in (c["upper"][r] for r in ("add", "remove")))
 
     def delta_at_infinity(self) -> Enclosure:
         c = self._compute()
@@ -1454,7 +1506,7 @@ class PLDAccountant(Accountant):
         with working_precision(PREC):
             db = to_ball(d)
             try:
-                his = {r: c["upper"][r].epsilon_bounds(db)[1] for r in ("add", "remove")}
+                his = self._upper_ends(lambda pld: pld.epsilon_bounds(db)[1])
             except InputError:
                 raise self._no_finite_eps(d) from None
             hi = _amax(his.values())
