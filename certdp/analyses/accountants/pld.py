@@ -1130,9 +1130,11 @@ def _gcd(a: Fraction, b: Fraction) -> Fraction:
 #: The default loss grid step (widened automatically for tiny σ, see PLDAccountant.h).
 DEFAULT_H = Fraction(1, 1024)
 #: The screening grid of a second relation is SCREEN_FACTOR·h (:meth:`PLDAccountant._screened`);
-#: it is tried when the first relation's composed PLD has at least SCREEN_MIN_LENGTH points.
+#: it is tried when the first relation's composed PLD has at least SCREEN_MIN_LENGTH points
+#: and some source is composed SCREEN_MIN_STEPS times or more.
 SCREEN_FACTOR = 4
 SCREEN_MIN_LENGTH = 1 << 14
+SCREEN_MIN_STEPS = 256
 #: The automatic grid keeps one step's loss range within this many grid points.
 AUTO_GRID_POINTS = 2**16
 #: ... and gives a loss law's range at least this many (finer grid, down to DEFAULT_H/64).
@@ -1384,8 +1386,10 @@ class PLDAccountant(Accountant):
         if rel in c["upper"]:
             return None
         other = "remove" if rel == "add" else "add"
-        if c["upper"][other].length < SCREEN_MIN_LENGTH:
-            return None  # a short composition: the fine one costs little more than a screen
+        if c["upper"][other].length < SCREEN_MIN_LENGTH or max(k for _, k in self.items) < SCREEN_MIN_STEPS:
+            # a short composition, or few steps (the coarse grid's one-step PLDs would
+            # cost more than the products they save): compose rel on the grid
+            return None
         if self._coarse is None:
             self._coarse = PLDAccountant(self.h * SCREEN_FACTOR, self.tau, None, False, self.items)
         try:
