@@ -50,3 +50,26 @@ def test_a_dominant_add_relation_is_composed_on_the_grid():
     # once add is composed, no screen is tried
     c["upper"]["add"]
     assert acc._screened("add", lambda pld: arb(0), arb(1)) is None
+
+
+def test_second_lower_pld_only_near_a_tie():
+    """A relation's lower PLD is built when its upper end could raise the lower end
+    noticeably (tightness only: one relation's lower end is already certified)."""
+    from flint import arb
+
+    from certdp.analyses.accountants.pld import _may_raise
+
+    lo, hi = arb(10), arb(14)  # width 4
+    assert _may_raise(arb(14), arb(0), hi)  # nothing found yet
+    assert not _may_raise(arb(10), lo, hi)  # its upper end is at the lower end
+    assert not _may_raise(arb("12.9"), lo, hi)  # more than a quarter of the width below hi
+    assert _may_raise(arb("13.1"), lo, hi)  # a near tie: its lower end may be higher
+
+
+def test_small_rate_answer_builds_one_lower_pld():
+    """σ 9.4, q 0.001, T 10⁴: remove's and add's upper ends are 0.029354 and 0.029259
+    and remove's lower end 0.02927: the add lower PLD cannot help and is not built."""
+    acc = PLDAccountant().compose(SubsampledGaussian(Fraction(94, 10), Fraction(1, 1000)), 10**4)
+    e = acc.epsilon(Fraction(1, 10**5))
+    assert set(acc._compute()["lower"]) == {"remove"}
+    assert Fraction(2926, 10**5) < e.lo_exact < e.hi_exact < Fraction(2937, 10**5)
