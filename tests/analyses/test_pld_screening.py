@@ -73,3 +73,30 @@ def test_small_rate_answer_builds_one_lower_pld():
     e = acc.epsilon(Fraction(1, 10**5))
     assert set(acc._compute()["lower"]) == {"remove"}
     assert Fraction(2926, 10**5) < e.lo_exact < e.hi_exact < Fraction(2937, 10**5)
+
+
+def test_symmetric_mechanism_composes_one_relation(monkeypatch):
+    """Laplace: the add and remove one-step PLDs are the same integers, so the add
+    composition is remove's (one set of products, not two) — and the answer is the one
+    both compositions give."""
+    from certdp.mechanisms.spec import parse_spec
+
+    mech = parse_spec("compose(laplace(scale=5), k=30)")
+    acc = PLDAccountant().compose(mech)
+    e1 = acc.epsilon(Fraction(1, 10**4))
+    c = acc._compute()
+    assert c["upper"]["add"] is c["upper"]["remove"]
+    assert all(c["lower"][r] is c["lower"]["remove"] for r in c["lower"])
+    monkeypatch.setattr(PLDAccountant, "_mirrors", lambda self, rel, kind: None)
+    acc2 = PLDAccountant().compose(mech)
+    e2 = acc2.epsilon(Fraction(1, 10**4))
+    assert acc2._compute()["upper"]["add"] is not acc2._compute()["upper"]["remove"]
+    assert (e1.lo_exact, e1.hi_exact) == (e2.lo_exact, e2.hi_exact)
+
+
+def test_subsampled_gaussian_relations_differ():
+    """A subsampled Gaussian's relations are not mirror images: each is composed."""
+    acc = PLDAccountant().compose(SubsampledGaussian(Fraction(1), Fraction(1, 10)), 20)
+    c = acc._compute()
+    assert c["upper"]["add"] is not c["upper"]["remove"]
+    assert acc._mirrors("add", "upper") is None

@@ -1207,6 +1207,8 @@ class PLDAccountant(Accountant):
         self.items = tuple(items)
         self._cache: dict | None = None
         self._coarse: PLDAccountant | None = None  # the screening grid (:meth:`_screened`)
+        self._shared: dict = {}  # item index → upper one-step PLDs of both relations
+        self._step_cache: dict = {}  # (relation, kind) → the items' one-step PLDs
 
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
@@ -1369,10 +1371,35 @@ class PLDAccountant(Accountant):
         # may settle one relation on a coarser grid: :meth:`_screened`), and the lower
         # PLDs on demand (:meth:`_lower`): an answer needs the lower PLD of a relation
         # only when its upper bound exceeds the other's lower bound
-        upper = _Relations(lambda rel: self._composed(rel, "upper", bits, {i: v[rel] for i, v in shared.items()}))
+        self._shared = shared
+        upper = _Relations(lambda rel: self._composed(rel, "upper", bits))
         out: dict = {"upper": upper, "lower": {}, "bits": bits}
         self._cache = out
         return out
+
+    def _steps(self, rel: Relation, kind: Kind) -> list[DiscretePLD]:
+        """The items' one-step PLDs of ``rel`` (built once per relation and kind)."""
+        key = (rel, kind)
+        steps = self._step_cache.get(key)
+        if steps is None:
+            bits = self._compute()["bits"]
+            steps = [self._shared[idx][rel] if kind == "upper" and idx in self._shared
+                     else self._one_step(m, rel, kind, bits) for idx, (m, _) in enumerate(self.items)]
+            self._step_cache[key] = steps
+        return steps
+
+    def _mirrors(self, rel: Relation, kind: Kind) -> DiscretePLD | None:
+        """The other relation's composed PLD of this kind when both relations have the
+        very same one-step PLDs (a symmetric mechanism: Laplace, randomized response,
+        pure DP, ...): the same integer products then give the same composition."""
+        other: Relation = "remove" if rel == "add" else "add"
+        done = self._compute()[kind].get(other)
+        if done is None:
+            return None
+        mine, theirs = self._steps(rel, kind), self._steps(other, kind)
+        same = all(a.poly == b.poly and a.offset == b.offset and a.inf == b.inf and a.h == b.h
+                   and a.bits == b.bits and a.kind == b.kind for a, b in zip(mine, theirs))
+        return done if same else None
 
     def _screened(self, rel: Relation, value: Callable[["DiscretePLD"], arb], bound: arb) -> arb | None:
         """An upper bound ≤ ``bound`` on ``rel``'s answer (``value`` of its upper PLD,
@@ -1386,6 +1413,8 @@ class PLDAccountant(Accountant):
         if rel in c["upper"]:
             return None
         other = "remove" if rel == "add" else "add"
+        if self._mirrors(rel, "upper") is not None:
+            return None  # the same PLD as the other relation's: no screen needed
         if c["upper"][other].length < SCREEN_MIN_LENGTH or max(k for _, k in self.items) < SCREEN_MIN_STEPS:
             # a short composition, or few steps (the coarse grid's one-step PLDs would
             # cost more than the products they save): compose rel on the grid
@@ -1408,13 +1437,14 @@ class PLDAccountant(Accountant):
         his["add"] = v if v is not None else value(c["upper"]["add"])
         return his
 
-    def _composed(self, rel: Relation, kind: Kind, bits: int, given: dict | None = None) -> DiscretePLD:
-        """The composition of the items' one-step PLDs (``given``: item index → a
-        one-step PLD already built)."""
+    def _composed(self, rel: Relation, kind: Kind, bits: int) -> DiscretePLD:
+        """The composition of the items' one-step PLDs of ``rel``."""
+        twin = self._mirrors(rel, kind)
+        if twin is not None:
+            return twin
         tau_units = int(self.tau * (1 << bits))
         acc: DiscretePLD | None = None
-        for idx, (m, k) in enumerate(self.items):
-            one = given[idx] if given and idx in given else self._one_step(m, rel, kind, bits)
+        for one, (_, k) in zip(self._steps(rel, kind), self.items):
             pk = one.power(k, tau_units)
             acc = pk if acc is None else acc.combine(pk, tau_units)
         assert acc is not None
