@@ -45,9 +45,10 @@ def _x_of_loss(pair: _Pair, w: Any) -> Any:
 
 
 def ceil_mpf(v: Any) -> int:
-    """⌈v⌉ of a finite mpf (or of an interval's upper end), exactly (``mpmath.ceil`` rounds its integer result to the
-    working precision ``mp.prec``, 53 bits by default: a value near 2^60 could come
-    back up to 2^7 units too small, a mass rounded DOWN where it must go up)."""
+    """⌈v⌉ of a finite mpf (or of an interval's upper end), exactly.  (``mpmath.ceil``
+    rounds its integer result to the working precision ``mp.prec``, 53 bits by default:
+    a value near 2^60 could come back up to 2^7 units too small, a mass rounded DOWN
+    where it must go up.)"""
     raw = v._mpi_[1] if hasattr(v, "_mpi_") else v._mpf_  # an interval's upper end, or an mpf
     num, den = mpmath.libmp.to_rational(raw)  # exact, signed numerator
     return -((-num) // den)

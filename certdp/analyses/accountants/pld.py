@@ -1518,7 +1518,8 @@ class PLDAccountant(Accountant):
         """The largest finite loss of the upper PLDs (both relations): beyond it δ(ε)
         is the mass at +∞ alone, which no finer grid changes."""
         c = self._compute()
-        return max((pld.offset + len(pld.poly.coeffs()) - 1) * pld.h for pld in (c["upper"][r] for r in ("add", "remove")))
+        plds = (c["upper"][r] for r in ("add", "remove"))
+        return max((pld.offset + len(pld.poly.coeffs()) - 1) * pld.h for pld in plds)
 
     def delta_at_infinity(self) -> Enclosure:
         c = self._compute()
