@@ -37,7 +37,11 @@ arithmetic:
 
 δ(ε) of the composition is max over the add and remove neighbouring
 relations (Zhu, Dong & Wang 2022 Thm 6: remove (P,Q) = ((1−q)N(0,σ²)+qN(1,σ²), N(0,σ²)),
-add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).
+add (P,Q) = (N(0,σ²), (1−q)N(0,σ²)+qN(1,σ²))).  Work per answer: remove's upper PLD
+on the grid; add's on a 4× coarser grid first, enough when it is already below
+remove's (any grid is certified); relations with the very same one-step integers (a
+symmetric mechanism) share one composition; a second lower PLD only near a tie.
+Compositions are left-to-right square and multiply.
 """
 
 from __future__ import annotations
