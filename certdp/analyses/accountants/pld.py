@@ -1470,6 +1470,8 @@ class PLDAccountant(Accountant):
         if kind == "lower" and self.two_sided:
             for rel in ("add", "remove"):
                 self._lower(rel)
+        if kind == "upper":  # both built (the cache composes a relation when first asked)
+            return {rel: c["upper"][rel] for rel in ("add", "remove")}
         return c[kind]
 
     def _with_tau(self, tau: Fraction) -> "PLDAccountant":
