@@ -19,7 +19,7 @@ from certdp.errors import InputError, check_budget
 from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.expr.brackets import at_closed_form
 from certdp.numerics.enclosure import Enclosure
-from certdp.analyses.accountants.base import check_width, default_width  # noqa: F401 (default_width: re-exported)
+from certdp.analyses.accountants.base import check_width, default_width, halvings  # noqa: F401 (default_width: re-exported)
 
 
 @dataclass(frozen=True)
@@ -194,17 +194,21 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
     w = width
     if not getattr(acc, "two_sided", True):
         return enc, method
-    for j in range(1, MAX_WIDTH_REFINE + 1):
-        if enc.hi_exact - enc.lo_exact <= w:
-            break
-        if hasattr(acc, "h"):
-            check_budget("refining the PLD grid to the requested width", j, MAX_WIDTH_REFINE)
-            acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
-            enc = acc.epsilon(delta)  # type: ignore[attr-defined]
-        else:
+    j, last_width = 0, None
+    while j < MAX_WIDTH_REFINE and enc.hi_exact - enc.lo_exact > w:
+        if not hasattr(acc, "h"):
             tol = w / (2 * max(enc.hi_exact, Fraction(1, 10**6)))
             enc = acc.epsilon(delta, rel_tol=tol)  # type: ignore[attr-defined]
             break
+        width = enc.hi_exact - enc.lo_exact
+        # one halving first; then as many as the measured shrink per halving predicts
+        # (each halving doubles the work, so skipping the grids in between saves most of it)
+        k = 1 if last_width is None else halvings(width, w, float(last_width / width) ** (1 / last_k))
+        last_k, last_width = min(k, MAX_WIDTH_REFINE - j), width
+        j += last_k
+        check_budget("refining the PLD grid to the requested width", j, MAX_WIDTH_REFINE)
+        acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
+        enc = acc.epsilon(delta)  # type: ignore[attr-defined]
     return enc, method
 
 

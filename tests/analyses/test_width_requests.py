@@ -39,8 +39,8 @@ def test_phi_route_narrows_to_the_requested_width():
 def test_pld_route_narrows_by_refining_the_grid():
     mech = parse_spec("subsample(laplace(scale=1), rate=1/10)")
     wide, _ = narrowed_epsilon([(mech, 10)], Fraction(1, 10**5))
-    narrow, method = narrowed_epsilon([(mech, 10)], Fraction(1, 10**5), Fraction(1, 1000))
-    assert narrow.hi_exact - narrow.lo_exact <= Fraction(1, 1000) < wide.hi_exact - wide.lo_exact
+    narrow, method = narrowed_epsilon([(mech, 10)], Fraction(1, 10**5), Fraction(1, 10**4))
+    assert narrow.hi_exact - narrow.lo_exact <= Fraction(1, 10**4) < wide.hi_exact - wide.lo_exact
     assert narrow.lo_exact <= wide.hi_exact and wide.lo_exact <= narrow.hi_exact
     assert "PLD" in method
 

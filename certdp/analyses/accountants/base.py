@@ -46,6 +46,19 @@ def default_width(enc: Enclosure, is_eps: bool = True) -> Fraction:
     return min(hi / 100, max(Fraction(1, 50), hi / 1000)) if is_eps else hi / 100
 
 
+def halvings(width: Fraction, target: Fraction, ratio: float) -> int:
+    """How many halvings of a grid should bring an enclosure of ``width`` to ``target``
+    when each halving shrinks it by ``ratio`` (measured, or a model): at least 1, and 1
+    when the ratio shows no progress (<= 1.2).  A guide only: the callers check the width
+    they reach and refine again if it is still too wide."""
+    if target <= 0 or width <= target or not ratio > 1.2:
+        return 1
+    r = width / target  # exact; its log from the bit lengths when it is beyond a float
+    log_r = (math.log(float(r)) if r < 10**300 else
+             (r.numerator.bit_length() - r.denominator.bit_length()) * math.log(2))
+    return max(1, math.ceil(log_r / math.log(ratio) - 1e-9))
+
+
 def check_width(width: object) -> Fraction:
     """A requested absolute width: exact and > 0 (a closed form: a rational below it)."""
     from certdp.expr.brackets import rational_at_most  # noqa: PLC0415 (closed forms: 1/3, exp(-2))

@@ -13,10 +13,14 @@ dominating pair per neighbouring relation (:mod:`certdp.analyses.accountants.los
   grid goes up to its first point, mass above it to +∞; masses rounded up.  The
   split pair dominates the true one (it is a post-processing of it), so every
   F_ε of every composition is an upper bound (pld module doc).
-* **lower**: every loss moves DOWN to the grid point certainly below it
-  (cells [ω_j, ω_{j+1}) to ω_j, atoms to ⌊ℓ/h⌋h), masses rounded down, the part
-  below the grid dropped.  F_ε is increasing in the position and the amount of
-  mass and convolution keeps both orders, so every F_ε is a lower bound.
+* **lower**: outputs are merged (a post-processing of the pair: by the
+  data-processing inequality every F_ε falls) — the continuous part into cells,
+  each atom off the grid together with the continuous mass of a region beside it
+  (:func:`_atom_region`), chosen so that the merged loss log(P/Q) lies just above a
+  grid point — and every merged loss moves DOWN to the grid point certainly below
+  it; masses rounded down, the part below the grid dropped.  F_ε is increasing in
+  the position and the amount of mass and convolution keeps both orders, so every
+  F_ε is a lower bound.
 
 Mechanisms known only by an (upper) privacy profile get the symmetric pair of
 :func:`profile_law` (seed 002 §4.1: a pair dominates for every γ >= 0 when
@@ -102,38 +106,133 @@ def grid_range(law: LossLaw, h: Fraction, tail: float) -> tuple[int, int]:
 #: above ω_j, so the merged loss log(P(J)/Q(J)) (just below the cell's P-mean, by
 #: Jensen, by about h²/24) still lies above ω_j and the cell loses only ~h/16
 LOWER_SHIFT = Fraction(1, 16)
+#: an atom off the grid is merged with the continuous mass of at most this many grid
+#: steps beside it (:func:`_atom_region`)
+MERGE_STEPS = 256
+#: the region's end is searched on the grid h / MERGE_RESOLUTION
+MERGE_RESOLUTION = 64
 
 
-def _lower_continuous(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) -> None:
-    """Lower discretisation of the continuous part: merge each cell J = (b_{j−1}, b_j]
-    into one output (a post-processing of the pair: loss ℓ_J = log(P(J)/Q(J))) and move
-    it down to the grid point certainly below ℓ_J; when that is not decided, every loss
-    of J moves down to ⌊b_{j−1}/h⌋h instead (both only lower every F_ε).  Mass below the
-    first boundary is dropped; above the last, it moves down to the last boundary's point."""
+def _merged_loss_f(law: LossLaw, atom: Atom, u: Fraction, v: Fraction) -> float:
+    """Float guide: the loss log(P/Q) of the atom merged with the continuous mass of (u, v]."""
+    P = atom.p + law.cont_tail(u, "P") - law.cont_tail(v, "P")
+    Q = atom.q + law.cont_tail(u, "Q") - law.cont_tail(v, "Q")
+    p, q = float(P.mid()), float(Q.mid())
+    return math.log(p / q) if p > 0 and q > 0 else math.nan
+
+
+def _atom_region(law: LossLaw, atom: Atom, h: Fraction) -> tuple[Fraction, Fraction, int] | None:
+    """Where to merge an atom off the grid (float search; soundness does not depend on it).
+
+    The atom alone would move down to ⌊ℓ/h⌋h, losing up to h (on average h/2) per step:
+    a first-order error that adds up over a composition (68 % of a subsampled Laplace
+    step's mass is in its two atoms).  Merged with the continuous mass of a loss interval
+    beside it — a post-processing of the pair, so it can only lower every F_ε — its loss
+    log(P/Q) moves toward the neighbouring grid point and is aimed just above it:
+    downward, (u, (k+1)h] with the merged loss >= kh; upward, (kh, v] with the merged
+    loss >= (k+1)h (k = ⌊ℓ/h⌋).  The nearer point is tried first, within
+    :data:`MERGE_STEPS` grid steps.  Returns (u, v, aimed index) or None."""
+    k = _floor_index(atom.loss, h)
+    if isinstance(atom.loss, Fraction) and k * h == atom.loss:
+        return None
+    if not atom.q > 0:
+        return None
+    lf = float(as_ball(atom.loss).mid())
+    step = h / MERGE_RESOLUTION
+    far = MERGE_STEPS * MERGE_RESOLUTION
+    down = (lf - float(k * h)) <= float(h) / 2
+    for direction in ((-1, 1) if down else (1, -1)):
+        if direction < 0:  # (u, (k+1)h], u = kh − s·step; the merged loss falls as s grows
+            v, aim = (k + 1) * h, k
+            reach = lambda s: _merged_loss_f(law, atom, k * h - s * step, v) >= float(aim * h)  # noqa: E731
+        else:  # (kh, v], v = (k+1)h + s·step; the merged loss rises as s grows
+            u, aim = k * h, k + 1
+            reach = lambda s: _merged_loss_f(law, atom, u, (k + 1) * h + s * step) >= float(aim * h)  # noqa: E731
+        if direction < 0:
+            if not reach(0):
+                continue
+            lo, hi = 0, far  # largest s with reach(s): the merged loss closest above kh
+            if reach(hi):
+                continue  # the region would be wider than MERGE_STEPS and still above: not worth it
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if reach(mid) else (lo, mid)
+            return k * h - lo * step, v, aim
+        if not reach(far):
+            continue
+        lo, hi = -1, far  # smallest s with reach(s)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if reach(mid) else (mid, hi)
+        return u, (k + 1) * h + hi * step, aim
+    return None
+
+
+def _lower_law(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) -> None:
+    """Lower discretisation of a law with a continuous part (its atoms included).
+
+    Every output below is a merge of outputs of the pair — a post-processing, so by the
+    data-processing inequality every F_ε can only fall — and is moved DOWN to a grid
+    point certainly below its loss ℓ_J = log(P(J)/Q(J)):
+    * each cell J = (b_{j−1}, b_j] of the continuous part, less the regions below, goes to
+      the grid point certainly below ℓ_J, or when that is not decided to ⌊b_{j−1}/h⌋h (every
+      loss of J is above b_{j−1});
+    * each atom off the grid is merged with the continuous mass of a loss region beside
+      it (:func:`_atom_region`), aimed just above a grid point, and placed the same way
+      (fallback: ⌊min(ℓ, region)/h⌋h); an atom on the grid, or one no region helps,
+      moves down to ⌊ℓ/h⌋h alone.
+    Mass below the first boundary is dropped; above the last, it moves down to the last
+    boundary's point."""
     hb = to_ball(h)
     bounds = [(i_lo + j + Fraction(1, 2) + LOWER_SHIFT) * h for j in range(-1, n)]
-    pt = [law.cont_tail(b, "P") for b in bounds]
-    qt = [law.cont_tail(b, "Q") for b in bounds]
-    for j in range(n):
-        if not j % 512:
-            check_budget("the lower PLD of one step", j, n)
-        PI, QI = pt[j] - pt[j + 1], qt[j] - qt[j + 1]
+    first, last = bounds[0], bounds[-1]
+    regions: list[tuple[Fraction, Fraction, int, Atom, int]] = []  # (u, v, aim, atom, fallback)
+    singles: list[Atom] = []
+    for t in law.atoms():
+        r = _atom_region(law, t, h)
+        if r is not None:
+            u, v = max(r[0], first), min(r[1], last)
+            if u < v and all(v <= a or u >= b for a, b, *_ in regions):
+                k = _floor_index(t.loss, h)
+                regions.append((u, v, r[2], t, min(k, math.floor(u / h))))
+                continue
+        singles.append(t)
+    cuts = sorted(set(bounds) | {x for u, v, *_ in regions for x in (u, v)})
+    tails = {x: (law.cont_tail(x, "P"), law.cont_tail(x, "Q")) for x in cuts}
+    # groups: one per cell (index j) and one per region (index n + r)
+    gP = [arb(0)] * (n + len(regions))
+    gQ = [arb(0)] * (n + len(regions))
+    j = 0
+    for c, (x, y) in enumerate(zip(cuts, cuts[1:])):
+        if not c % 512:
+            check_budget("the lower PLD of one step", c, len(cuts))
+        while bounds[j + 1] < y:  # the cell (bounds[j], bounds[j+1]] holding (x, y]
+            j += 1
+        g = next((n + r for r, (u, v, *_) in enumerate(regions) if u <= x and y <= v), j)
+        gP[g] += tails[x][0] - tails[y][0]
+        gQ[g] += tails[x][1] - tails[y][1]
+    for g in range(n + len(regions)):
+        if g < n:
+            PI, QI, fallback, top = gP[g], gQ[g], i_lo + g - 1, i_lo + g
+        else:
+            u, v, aim, t, fallback = regions[g - n]
+            PI, QI, top = gP[g] + t.p, gQ[g] + t.q, aim
         if not PI > 0:
             continue
-        k = i_lo + j - 1  # ⌊b_{j−1}/h⌋: the fallback (every loss of J is > b_{j−1})
+        k = fallback
         if QI > 0:
             ell = (PI / QI).log()
-            kk = i_lo + j
-            for _ in range(3):
+            for kk in range(top, max(fallback, top - 3), -1):
                 if kk * hb <= ell:
-                    k = max(k, kk)
+                    k = kk
                     break
-                kk -= 1
         if k >= i_lo:
             masses[k - i_lo] += PI
-    top = pt[-1]
-    k_top = i_lo + n - 1
-    masses[k_top - i_lo] += top
+    masses[n - 1] += tails[last][0]
+    for t in singles:
+        k = _floor_index(t.loss, h)
+        if k >= i_lo:
+            masses[k - i_lo] += t.p
 
 
 def _to_units(m: arb, scale: arb, up: bool) -> int:
@@ -175,8 +274,10 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
                 masses[j + 1] += PI - A
             inf = inf + pt[-1]
         elif law.has_continuous():
-            _lower_continuous(law, h, i_lo, n, masses)
+            _lower_law(law, h, i_lo, n, masses)  # the atoms too
         for t in law.atoms():
+            if not up and law.has_continuous():
+                continue
             if up:
                 a, b = _bracket(t.loss, h)
                 if a == b:

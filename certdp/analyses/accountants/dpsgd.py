@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from certdp.analyses.accountants.base import check_width, default_width
+from certdp.analyses.accountants.base import check_width, default_width, halvings
 from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import working_precision
@@ -219,17 +219,8 @@ def _grid_for_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float,
 
 def _halvings(enc: Enclosure, target: Fraction) -> int:
     """How many halvings of the grid should bring a too-wide enclosure to the target
-    width (at least 1), from :data:`WIDTH_RATIO_PER_HALVING`: skipping the grids in
-    between saves their cost (each halving doubles it).  A guess: if the result is
-    still too wide the loop refines again."""
-    width = enc.hi_exact - enc.lo_exact
-    if target <= 0 or width <= target:
-        return 1
-    ratio = width / target  # exact; its log from the bit lengths when it is beyond a float
-    log_ratio = (math.log(float(ratio)) if ratio < 10**300 else
-                 (ratio.numerator.bit_length() - ratio.denominator.bit_length()) * math.log(2))
-    need = log_ratio / math.log(WIDTH_RATIO_PER_HALVING)
-    return max(1, math.ceil(need - 1e-9))
+    width (at least 1), from :data:`WIDTH_RATIO_PER_HALVING` (:func:`halvings`)."""
+    return halvings(enc.hi_exact - enc.lo_exact, target, WIDTH_RATIO_PER_HALVING)
 
 
 def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0: float) -> DPSGDResult:
