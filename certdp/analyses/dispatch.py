@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, Callable
 
 from flint import arb
 
@@ -192,23 +193,35 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
             return enc, method
         width = w
     w = width
-    if not getattr(acc, "two_sided", True):
+    if not getattr(acc, "two_sided", True) or enc.hi_exact - enc.lo_exact <= w:
         return enc, method
-    j, last_width = 0, None
-    while j < MAX_WIDTH_REFINE and enc.hi_exact - enc.lo_exact > w:
-        if not hasattr(acc, "h"):
-            tol = w / (2 * max(enc.hi_exact, Fraction(1, 10**6)))
-            enc = acc.epsilon(delta, rel_tol=tol)  # type: ignore[attr-defined]
+    if not hasattr(acc, "h"):
+        tol = w / (2 * max(enc.hi_exact, Fraction(1, 10**6)))
+        return acc.epsilon(delta, rel_tol=tol), method  # type: ignore[attr-defined]
+    return _refine_grid(items, rel_bits, enc, method, lambda a: a.epsilon(delta), lambda e: w,
+                        MAX_WIDTH_REFINE, "refining the PLD grid to the requested width")
+    return enc, method
+
+
+def _refine_grid(items: list[tuple[Mechanism, int]], rel_bits: int, enc: Enclosure, method: str,
+                 answer: Callable[[Any], Enclosure], target: Callable[[Enclosure], Fraction], cap: int,
+                 what: str, stop: Callable[[Enclosure, int], bool] | None = None) -> tuple[Enclosure, str]:
+    """The one grid-refinement loop of the PLD routes: while ``enc`` is wider than
+    ``target(enc)`` (and ``stop`` does not say that a finer grid cannot help), recompute on
+    the grid h / 2^j, j <= ``cap``: one halving first, then as many as the measured shrink
+    per halving predicts (:func:`halvings`; each halving doubles the work, so skipping the
+    grids in between saves most of it).  Returns the last answer and its method."""
+    j, last = 0, None  # last: (width, halvings) of the previous step
+    while j < cap and enc.hi_exact - enc.lo_exact > target(enc):
+        if stop is not None and stop(enc, j):
             break
         width = enc.hi_exact - enc.lo_exact
-        # one halving first; then as many as the measured shrink per halving predicts
-        # (each halving doubles the work, so skipping the grids in between saves most of it)
-        k = 1 if last_width is None else halvings(width, w, float(last_width / width) ** (1 / last_k))
-        last_k, last_width = min(k, MAX_WIDTH_REFINE - j), width
-        j += last_k
-        check_budget("refining the PLD grid to the requested width", j, MAX_WIDTH_REFINE)
+        k = 1 if last is None or width == 0 else halvings(width, target(enc), float(last[0] / width) ** (1 / last[1]))
+        k = min(k, cap - j)
+        last, j = (width, k), j + k
+        check_budget(what, j, cap)
         acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
-        enc = acc.epsilon(delta)  # type: ignore[attr-defined]
+        enc = answer(acc)
     return enc, method
 
 
@@ -228,15 +241,15 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
         return Enclosure.exact(0), "exact: δ = 0 beyond Σ k·ε0 (pure DP composes additively)"
     acc, method = composition_accountant(items, rel_bits=rel_bits)
     enc = acc.delta(eps)  # type: ignore[attr-defined]
-    for j in range(1, DEFAULT_DELTA_REFINE + 1):
-        if not hasattr(acc, "h") or not getattr(acc, "two_sided", True) or enc.hi_exact == 0 \
-                or enc.hi_exact - enc.lo_exact <= enc.hi_exact / 100:
-            break
-        if enc.lo_exact == 0 and (j > 1 or Fraction(eps) >= acc.top_loss()):  # type: ignore[attr-defined]
-            break  # no lower end, and a finer grid cannot give one (ε = 1e400 is beyond every finite loss)
-        check_budget("refining the PLD grid for a narrower delta", j, DEFAULT_DELTA_REFINE)
-        acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
-        enc = acc.delta(eps)  # type: ignore[attr-defined]
+    if not hasattr(acc, "h") or not getattr(acc, "two_sided", True):
+        return enc, method
+    top = acc.top_loss()  # type: ignore[attr-defined]
+
+    def hopeless(e: Enclosure, j: int) -> bool:  # no lower end, and a finer grid cannot give one
+        return e.hi_exact == 0 or (e.lo_exact == 0 and (j > 0 or Fraction(eps) >= top))  # (ε = 1e400)
+
+    return _refine_grid(items, rel_bits, enc, method, lambda a: a.delta(eps), lambda e: e.hi_exact / 100,
+                        DEFAULT_DELTA_REFINE, "refining the PLD grid for a narrower delta", hopeless)
     return enc, method
 
 
