@@ -551,7 +551,7 @@ def not_gdp_except_certificate(mech: Any, mu: object, residual: object = 0, *, h
     best: list[tuple[float, Fraction]] = []
     for k in range(1, 129):
         e = Fraction(k, 8)
-        lo = float(acc.delta(e).lo)
+        lo = float(acc.delta_here(e).lo)  # the evidence's own discretisation, as the checker re-derives it
         gap = lo - float(delta_mu(m, e).hi) - float(r)
         best.append((gap, e))
     best.sort(reverse=True)

@@ -1507,6 +1507,12 @@ class PLDAccountant(Accountant):
             enc = acc._delta(e)
         return enc
 
+    def delta_here(self, eps: object) -> Enclosure:
+        """Enclosure of δ(ε) from this accountant's own discretisation (no smaller τ for a
+        tiny δ, unlike :meth:`delta`): what a certificate stating this discretisation as
+        its evidence re-derives."""
+        return self._delta(check_eps(eps))
+
     def _delta(self, e: Fraction) -> Enclosure:
         c = self._compute()
         with working_precision(PREC):
