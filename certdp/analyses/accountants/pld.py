@@ -1216,6 +1216,7 @@ class PLDAccountant(Accountant):
         self._coarse: PLDAccountant | None = None  # the screening grid (:meth:`_screened`)
         self._shared: dict = {}  # item index → upper one-step PLDs of both relations
         self._step_cache: dict = {}  # (relation, kind) → the items' one-step PLDs
+        self._by_tau: dict = {}  # τ → this composition truncated at τ (:meth:`_with_tau`)
 
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
@@ -1478,9 +1479,14 @@ class PLDAccountant(Accountant):
         return c[kind]
 
     def _with_tau(self, tau: Fraction) -> "PLDAccountant":
-        """The same composition with truncation τ (and the bits it needs)."""
-        return PLDAccountant(self.h_given if self.h_given is not None else self.h, tau, None,
-                             self.with_lower, self.items)
+        """The same composition with truncation τ (and the bits it needs), built once per
+        τ: a profile scanned at many ε (a plot, a witness search) reaches the same smaller
+        τ again and again."""
+        acc = self._by_tau.get(tau)
+        if acc is None:
+            acc = self._by_tau[tau] = PLDAccountant(self.h_given if self.h_given is not None else self.h, tau,
+                                                    None, self.with_lower, self.items)
+        return acc
 
     def _tau_for(self, target: Fraction) -> Fraction | None:
         """A truncation 10^-j <= target/10^4 when the current τ is too coarse for a
