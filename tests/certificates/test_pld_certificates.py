@@ -163,12 +163,13 @@ def test_certificate_of_a_delta_narrowed_on_a_finer_grid():
     from certdp.certificates.writer import upper_dp_certificate
     from certdp.numerics.ball import dyadic_to_fraction
 
-    mech = parse_spec("dpsgd(noise=1, rate=1/100, steps=300)")
+    # (σ = 4: a narrow loss range, so the checker's one-step PLD on h/4 is quick to re-derive)
+    mech = parse_spec("dpsgd(noise=4, rate=1/10, steps=30)")
     h = PLDAccountant().compose(mech).h
-    coarse = PLDAccountant(h=h).compose(mech).delta("3")
-    fine = PLDAccountant(h=h / 4).compose(mech).delta("3")
+    coarse = PLDAccountant(h=h).compose(mech).delta("1/2")
+    fine = PLDAccountant(h=h / 4).compose(mech).delta("1/2")
     assert fine.hi < coarse.hi  # the finer grid proves more: the default grid cannot prove this claim
-    doc = upper_dp_certificate(mech, eps="3", delta_hi=fine)
+    doc = upper_dp_certificate(mech, eps="1/2", delta_hi=fine)
     claimed = Fraction(doc["claim"]["delta"])
     assert claimed < dyadic_to_fraction(upper_bound(coarse.hi)) and Fraction(doc["evidence"]["pld"]["h"]) < h
     assert check(doc).valid

@@ -30,6 +30,7 @@ that); they have no lower discretisation.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -197,20 +198,36 @@ def _lower_law(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) 
                 regions.append((u, v, r[2], t, min(k, math.floor(u / h))))
                 continue
         singles.append(t)
-    cuts = sorted(set(bounds) | {x for u, v, *_ in regions for x in (u, v)})
-    tails = {x: (law.cont_tail(x, "P"), law.cont_tail(x, "Q")) for x in cuts}
+    pt = [law.cont_tail(x, "P") for x in bounds]
+    qt = [law.cont_tail(x, "Q") for x in bounds]
+    # cells wholly inside a region belong to it; a cell holding a region's end is split there
+    owner: dict[int, int] = {}  # cell j -> region r
+    splits: dict[int, list[Fraction]] = {}  # cell j -> its interior cut points
+    for r, (u, v, *_) in enumerate(regions):
+        for j in range(bisect.bisect_left(bounds, u), bisect.bisect_right(bounds, v) - 1):
+            owner[j] = r  # bounds[j] >= u and bounds[j+1] <= v
+        for x in (u, v):
+            i = bisect.bisect_left(bounds, x)
+            if bounds[i] != x:  # strictly inside the cell (bounds[i-1], bounds[i]]
+                splits.setdefault(i - 1, []).append(x)
     # groups: one per cell (index j) and one per region (index n + r)
     gP = [arb(0)] * (n + len(regions))
     gQ = [arb(0)] * (n + len(regions))
-    j = 0
-    for c, (x, y) in enumerate(zip(cuts, cuts[1:])):
-        if not c % 512:
-            check_budget("the lower PLD of one step", c, len(cuts))
-        while bounds[j + 1] < y:  # the cell (bounds[j], bounds[j+1]] holding (x, y]
-            j += 1
-        g = next((n + r for r, (u, v, *_) in enumerate(regions) if u <= x and y <= v), j)
-        gP[g] += tails[x][0] - tails[y][0]
-        gQ[g] += tails[x][1] - tails[y][1]
+    for j in range(n):
+        if not j % 512:
+            check_budget("the lower PLD of one step", j, n)
+        if j not in splits:
+            g = n + owner[j] if j in owner else j
+            gP[g] += pt[j] - pt[j + 1]
+            gQ[g] += qt[j] - qt[j + 1]
+            continue
+        xs = [bounds[j]] + sorted(splits[j]) + [bounds[j + 1]]
+        tp = [pt[j]] + [law.cont_tail(x, "P") for x in xs[1:-1]] + [pt[j + 1]]
+        tq = [qt[j]] + [law.cont_tail(x, "Q") for x in xs[1:-1]] + [qt[j + 1]]
+        for i, (x, y) in enumerate(zip(xs, xs[1:])):
+            g = next((n + r for r, (u, v, *_) in enumerate(regions) if u <= x and y <= v), j)
+            gP[g] += tp[i] - tp[i + 1]
+            gQ[g] += tq[i] - tq[i + 1]
     for g in range(n + len(regions)):
         if g < n:
             PI, QI, fallback, top = gP[g], gQ[g], i_lo + g - 1, i_lo + g
@@ -228,7 +245,7 @@ def _lower_law(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) 
                     break
         if k >= i_lo:
             masses[k - i_lo] += PI
-    masses[n - 1] += tails[last][0]
+    masses[n - 1] += pt[-1]
     for t in singles:
         k = _floor_index(t.loss, h)
         if k >= i_lo:
