@@ -1503,7 +1503,8 @@ class PLDAccountant(Accountant):
         """Enclosure of δ(ε); a tiny δ (below 10^4 τ) is recomputed with a smaller τ,
         so it keeps relative accuracy.  While the lower end is 0 the upper end is mostly
         the truncated mass, which says little about δ's size: τ then drops by 10^8 more
-        (δ_{√2}(22) ≈ 1.2e-24: τ 1e-14 → 1e-26 → 1e-28 instead of five compositions)."""
+        (δ_{√2}(22) ≈ 1.2e-24: τ 1e-14 → 1e-26 → 1e-28 instead of five compositions),
+        unless ε lies beyond every finite loss of the composition."""
         e = check_eps(eps)
         acc = self
         enc = acc._delta(e)
@@ -1511,8 +1512,8 @@ class PLDAccountant(Accountant):
             tau = acc._tau_for(dyadic_to_fraction(enc.hi)) if enc.hi > 0 else None
             if tau is None:
                 break
-            if enc.lo == 0 and self.two_sided:
-                tau /= 10**8
+            if enc.lo == 0 and self.two_sided and e < acc.top_loss():
+                tau /= 10**8  # (beyond the top loss only the mass at +∞ is left: no jump)
             acc = acc._with_tau(tau)
             enc = acc._delta(e)
         return enc
