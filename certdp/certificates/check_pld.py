@@ -76,7 +76,8 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, float]:
 
 
 def subsampled_gaussians(mech: Any) -> tuple[Fraction, Fraction, int]:
-    """(σ/Δ, q, count) of gaussian / subsample(gaussian) / compose(…, k); else Malformed."""
+    """(σ/Δ, q, count) of gaussian / subsample(gaussian) / compose(…, k), gaussian_dp(μ) as
+    σ/Δ = 1/μ; else Malformed."""
     name = getattr(mech, "name", None)
     count = 1
     if name == "compose":
@@ -84,8 +85,12 @@ def subsampled_gaussians(mech: Any) -> tuple[Fraction, Fraction, int]:
     rate = Fraction(1)
     if name == "subsample":
         rate, mech, name = Fraction(mech.rate), mech.mechanism, getattr(mech.mechanism, "name", None)
+    if name == "gaussian_dp" and 1 <= count <= MAX_COUNT:
+        # μ-GDP is dominated by the Gaussian pair (N(μ, 1), N(0, 1)) in both orders: σ/Δ = 1/μ
+        return 1 / Fraction(mech.mu), rate, count
     if name != "gaussian" or not 1 <= count <= MAX_COUNT:
-        raise MalformedCertificate("evidence.pld certifies compose(subsample(gaussian(...), rate=q), k=T) only")
+        raise MalformedCertificate("evidence.pld certifies compose(subsample(gaussian(...) or gaussian_dp(...), "
+                                   "rate=q), k=T) only")
     return Fraction(mech.sigma) / Fraction(mech.sensitivity), rate, count
 
 
