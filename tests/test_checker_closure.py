@@ -33,8 +33,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 41
-MAX_LINES = 8_025
+MAX_MODULES = 42
+MAX_LINES = 8_300
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -11,7 +11,9 @@ from it — an upper bound, so it proves ``dp`` only; the evidence ``pld_lower``
 (x-axis cuts of a merged one-step PLD, a post-processing) gives a lower bound
 and proves ``not_dp`` only; ``pld_profile`` (a composition of one closed-form mechanism)
 and ``pld_items`` (``compose_all(M1, ..., Mn)``, a heterogeneous composition) are
-re-derived by :mod:`certdp.certificates.check_profile_pld`.  Other mechanisms without
+re-derived by :mod:`certdp.certificates.check_profile_pld`, ``pld_law`` (compositions of
+Poisson-subsampled Laplace, relation by relation) by
+:mod:`certdp.certificates.check_law_pld`.  Other mechanisms without
 a closed-form profile are not accepted.  Imports only the kernel and the checker's table.
 
 Document::
@@ -24,7 +26,9 @@ Document::
                  | {"pld_lower": {"h": ..., "bits": ..., "tau": ..., "remove": [cuts], "add": [cuts]}}  (not_dp only)
                  | {"pld_profile": {"h": ..., "bits": ..., "tau": ..., "knots": [i_0, ...]}}   (dp only)
                  | {"pld_items": {"h": ..., "bits": ..., "tau": ..., "z": ...,
-                                  "knots": [[i_0, ...] | null per item]}}   (dp only),
+                                  "knots": [[i_0, ...] | null per item]}}   (dp only)
+                 | {"pld_law": {"h": ..., "bits": ..., "tau": ..., "remove": [i_lo, i_hi],
+                                "add": [i_lo, i_hi]}}   (dp only),
      "precision": <bits>, "producer": "certdp X.Y.Z"}
 """
 
@@ -41,6 +45,8 @@ from certdp.certificates.schema import (
 )
 from certdp.certificates.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
                                           subsampled_gaussians)
+from certdp.certificates.check_law_pld import delta_upper as law_delta_upper
+from certdp.certificates.check_law_pld import parse_evidence as parse_law_evidence, subsampled_laplace
 from certdp.certificates.check_profile_pld import delta_upper as profile_delta_upper
 from certdp.certificates.check_profile_pld import items_delta_upper, parse_items_evidence
 from certdp.certificates.check_profile_pld import parse_evidence as parse_profile_evidence
@@ -53,7 +59,7 @@ from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
-EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile", "pld_items")
+EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile", "pld_items", "pld_law")
 
 
 def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -88,6 +94,11 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
             raise MalformedCertificate("evidence.pld_profile proves upper bounds on delta only (kind 'dp')")
         parse_profile_evidence(ev["pld_profile"])
         profile_split(mech)
+    elif "pld_law" in ev:
+        if claim["kind"] != "dp":
+            raise MalformedCertificate("evidence.pld_law proves upper bounds on delta only (kind 'dp')")
+        parse_law_evidence(ev["pld_law"])
+        subsampled_laplace(mech)
     elif "pld_items" in ev:
         if claim["kind"] != "dp":
             raise MalformedCertificate("evidence.pld_items proves upper bounds on delta only (kind 'dp')")
@@ -118,6 +129,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     pld_lower = doc["evidence"].get("pld_lower")
     pld_profile = doc["evidence"].get("pld_profile")
     pld_items = doc["evidence"].get("pld_items")
+    pld_law = doc["evidence"].get("pld_law")
 
     def test(prec: int) -> tuple[bool, str | None] | None:
         if pld_lower is not None:  # a lower bound only: it refutes dp, it cannot prove it
@@ -128,9 +140,14 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
                                f"{decimal_string(y, 8, 'down')} does not refute delta <= {claim['delta']}")
             return None
-        if pld is not None or pld_profile is not None or pld_items is not None:  # upper bounds: prove dp only
+        if pld is not None or pld_profile is not None or pld_items is not None or pld_law is not None:
+            # upper bounds: they prove dp only
             if pld is not None:
                 y = delta_upper(mech, eps, pld, prec)
+            elif pld_law is not None:
+                y = law_delta_upper(mech, eps, pld_law, prec)
+                if isinstance(y, str):
+                    return False, y
             elif pld_items is not None:
                 y = items_delta_upper(mech, eps, pld_items, prec)
                 if isinstance(y, str):

@@ -11,7 +11,7 @@ import json
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from certdp.certificates.schema import FORMAT, VERSION
+from certdp.certificates.schema import FORMAT, VERSION, MalformedCertificate
 from certdp.mechanisms.format import format_number
 from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
 from certdp.errors import InputError, check_budget
@@ -170,6 +170,10 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
         try:
             as_subsampled_gaussian(mech)
         except InputError:
+            doc = _law_pld_certificate(mech, spec, eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi,
+                                       assumptions=assumptions)
+            if doc is not None:
+                return doc
             return _profile_pld_certificate(mech, spec, eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi,
                                             assumptions=assumptions)
         # the engine's grid, then finer ones: an answer narrowed by halving the grid
@@ -227,6 +231,52 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
     if chain is None:
         return None
     return {"h": number(h), "bits": PROFILE_BITS, "tau": number(PROFILE_TAU), "knots": list(chain[0])}
+
+
+def law_pld_evidence(mech: Any, h: Fraction, tau: Fraction) -> dict[str, Any]:
+    """Evidence ``pld_law`` (:mod:`certdp.certificates.check_law_pld`): the engine's
+    discretisation on the grid h with truncation τ and each relation's grid range."""
+    from certdp.analyses.accountants.discretise import grid_range  # noqa: PLC0415
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+
+    acc = PLDAccountant(h=h, tau=tau).compose(mech)
+    ((src, _),) = acc.items
+    ev = acc.discretisation()
+    tail = acc._tail()
+    ranges = {rel: list(grid_range(src.law(rel, acc.h, tail), acc.h, tail)) for rel in ("remove", "add")}
+    return {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], **ranges}
+
+
+def _law_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",
+                         delta_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
+    """Kind ``dp`` with evidence ``pld_law`` for compositions of Poisson-subsampled Laplace
+    (the engine's per-relation loss laws: the answer's own upper end), on the engine's
+    grid or up to three halvings of it (an answer narrowed on a finer grid); None when
+    the mechanism is of another form or no grid proves the answer."""
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.certificates.check_law_pld import subsampled_laplace  # noqa: PLC0415
+    from certdp.certificates.checker import check  # noqa: PLC0415
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    try:
+        a, gamma, _ = subsampled_laplace(parse(spec, exclude=NOT_CHECKABLE))
+    except (MalformedCertificate, InputError):
+        return None
+    if gamma == 1:
+        return None  # plain Laplace: its profile pair is its own pair (pld_profile is as tight)
+    base = PLDAccountant().compose(mech)
+    d = exact(delta, "delta") if delta is not None else (
+        dyadic_to_fraction(delta_hi.hi) if delta_hi is not None and delta_hi.hi > 0 else None)
+    tau = (base._tau_for(d) if d is not None else None) or base.tau
+    for j in range(4):
+        check_budget("refining the certificate's grid", j, 4)
+        evidence = law_pld_evidence(mech, base.h / 2**j, tau)
+        for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
+            doc = envelope(claim, spec, {"pld_law": evidence}, 128)
+            if check(doc).valid:
+                return doc
+    return None
 
 
 def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",

@@ -181,3 +181,56 @@ def ball_max(balls: "Iterable[arb]") -> arb:
         if ub > hi:
             hi = ub
     return lo.union(hi)
+
+
+def clip01(t: arb) -> arb:
+    """The ball {min(max(x, 0), 1) : x ∈ t} (clipping is monotone: clip the ends)."""
+    lo, hi = lower_bound(t), upper_bound(t)
+    lo = arb(0) if lo < 0 else (arb(1) if lo > 1 else lo)
+    hi = arb(0) if hi < 0 else (arb(1) if hi > 1 else hi)
+    return lo.union(hi)
+
+
+def grid_bracket(x: "Fraction | arb", h: Fraction) -> tuple[int, int]:
+    """(a, b) with a·h < x < b·h proved, or (k, k) when the exact x is k·h (a float
+    guides the search; PrecisionError when 64 steps from it do not separate x)."""
+    if isinstance(x, Fraction):
+        k = math.floor(x / h)
+        return (k, k) if k * h == x else (k, k + 1)
+    hb = to_ball(h)
+    k = math.floor(float(x.mid()) / float(h))
+    lo, hi = k, k + 1
+    for _ in range(64):
+        if lo * hb < x:
+            break
+        lo -= 1
+    for _ in range(64):
+        if hi * hb > x:
+            break
+        hi += 1
+    if not (lo * hb < x and hi * hb > x):
+        raise PrecisionError(f"cannot bracket {x} on the grid h = {h}")
+    return lo, hi
+
+
+def split_keeping_q(p: arb, q: arb, ea: arb, eb: arb) -> tuple[arb, arb]:
+    """Connect-the-dots (Doroshenko et al. 2022 Thm 3.4): P-mass p with Q-mass q, its
+    losses between ω_a < ω_b, split as (A, p − A) onto ω_a, ω_b so that the Q-mass is
+    kept: A e^{−ω_a} + (p − A) e^{−ω_b} = q, i.e. A = (q − e^{−ω_b} p)/(e^{−ω_a} − e^{−ω_b})
+    (``ea``, ``eb`` = e^{−ω_a}, e^{−ω_b})."""
+    A = (q - eb * p) / (ea - eb)
+    return A, p - A
+
+
+def connect_the_dots(pt: list[arb], qt: list[arb], i_lo: int, h: Fraction) -> list[arb]:
+    """P-masses on the grid points ω_{i_lo}, ..., ω_{i_lo+n−1} (ω_i = ih) of the mass whose
+    losses lie in the cells (ω_j, ω_{j+1}], from the P- and Q-tails above each grid point
+    (``pt``, ``qt``), each cell split by :func:`split_keeping_q`."""
+    n = len(pt)
+    masses = [arb(0)] * n
+    for j in range(n - 1):
+        ea, eb = to_ball(-(i_lo + j) * h).exp(), to_ball(-(i_lo + j + 1) * h).exp()
+        lo_part, hi_part = split_keeping_q(pt[j] - pt[j + 1], qt[j] - qt[j + 1], ea, eb)
+        masses[j] += lo_part
+        masses[j + 1] += hi_part
+    return masses

@@ -131,8 +131,8 @@ def test_account_certificate_round_trip(tmp_path):
                "--certificate", str(tmp_path / "b.json"))  # heterogeneous: compose_all with pld_items
     assert het.returncode == 0, het.stderr
     assert _cli("verify", str(tmp_path / "b.json")).stdout.startswith("VALID")
-    sub = _cli("profile", "compose(subsample(laplace(scale=1), rate=1/10), k=10)", "--delta", "1e-5",
+    sub = _cli("profile", "compose(subsample(pure_dp(eps=1), rate=1/10), k=10)", "--delta", "1e-5",
                "--certificate", str(tmp_path / "c.json"))
-    # the engine's answer is narrower than the profile pair proves: a weaker certificate, said so
+    # the φ accountant's answer is narrower than the profile pair proves: a weaker certificate, said so
     assert sub.returncode == 0 and "weaker than the answer's upper end" in sub.stdout, sub.stderr
     assert _cli("verify", str(tmp_path / "c.json")).stdout.startswith("VALID")

@@ -42,7 +42,8 @@ from certdp.analyses.accountants.loss_laws import (
     Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, rr_law, rr_p_law,
 )
 from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import (connect_the_dots, grid_bracket, lower_bound, split_keeping_q, to_ball, upper_bound,
+                                  working_precision)
 
 Kind = Literal["upper", "lower"]
 
@@ -69,28 +70,6 @@ def _floor_index(x: object, h: Fraction) -> int:
             return k
         k -= 1
     raise PrecisionError(f"cannot place the loss {b} on the grid h = {h}")
-
-
-def _bracket(x: object, h: Fraction) -> tuple[int, int]:
-    """(a, b) with a·h < x < b·h certified, or (k, k) when x = k·h exactly."""
-    if isinstance(x, Fraction):
-        k = math.floor(x / h)
-        return (k, k) if k * h == x else (k, k + 1)
-    b = as_ball(x)  # type: ignore[arg-type]
-    k = math.floor(float(b.mid()) / float(h))
-    hb = to_ball(h)
-    lo, hi = k, k + 1
-    for _ in range(64):
-        if lo * hb < b:
-            break
-        lo -= 1
-    for _ in range(64):
-        if hi * hb > b:
-            break
-        hi += 1
-    if not (lo * hb < b and hi * hb > b):
-        raise PrecisionError(f"cannot bracket the loss {b} on the grid h = {h}")
-    return lo, hi
 
 
 def grid_range(law: LossLaw, h: Fraction, tail: float) -> tuple[int, int]:
@@ -282,13 +261,8 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
                 w = i * h
                 pt.append(law.cont_tail(w, "P"))
                 qt.append(law.cont_tail(w, "Q"))
+            masses = connect_the_dots(pt, qt, i_lo, h)
             masses[0] += law.cont_tail(None, "P") - pt[0]  # below the grid: up to ω_lo
-            for j in range(n - 1):
-                PI, QI = pt[j] - pt[j + 1], qt[j] - qt[j + 1]
-                ea, eb = to_ball(-(i_lo + j) * h).exp(), to_ball(-(i_lo + j + 1) * h).exp()
-                A = (QI - eb * PI) / (ea - eb)
-                masses[j] += A
-                masses[j + 1] += PI - A
             inf = inf + pt[-1]
         elif law.has_continuous():
             _lower_law(law, h, i_lo, n, masses)  # the atoms too
@@ -296,14 +270,14 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
             if not up and law.has_continuous():
                 continue
             if up:
-                a, b = _bracket(t.loss, h)
+                a, b = grid_bracket(t.loss, h)
                 if a == b:
                     masses[a - i_lo] += t.p
                     continue
                 ea, eb = to_ball(-a * h).exp(), to_ball(-b * h).exp()
-                A = (t.q - eb * t.p) / (ea - eb)
-                masses[a - i_lo] += A
-                masses[b - i_lo] += t.p - A
+                lo_part, hi_part = split_keeping_q(t.p, t.q, ea, eb)
+                masses[a - i_lo] += lo_part
+                masses[b - i_lo] += hi_part
             else:
                 k = _floor_index(t.loss, h)
                 masses[k - i_lo] += t.p

@@ -43,7 +43,7 @@ from typing import Literal, Union
 from flint import arb
 
 from certdp.errors import InputError
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound
+from certdp.numerics.ball import clip01, to_ball, upper_bound
 from certdp.numerics.normal import Phi_upper_ball
 
 Relation = Literal["add", "remove"]
@@ -146,14 +146,6 @@ class GaussianLaw(LossLaw):
         return -eta - z * s, eta + z * s
 
 
-def _clip01(t: arb) -> arb:
-    """The ball {min(max(x, 0), 1) : x ∈ t} (clipping is monotone: clip the ends)."""
-    lo, hi = lower_bound(t), upper_bound(t)
-    lo = arb(0) if lo < 0 else (arb(1) if lo > 1 else lo)
-    hi = arb(0) if hi < 0 else (arb(1) if hi > 1 else hi)
-    return lo.union(hi)
-
-
 @dataclass(frozen=True)
 class LaplaceLaw(LossLaw):
     """P = Lap(0, λ), Q = Lap(1, λ), a = 1/λ (seed 002 Lemma 33).
@@ -184,7 +176,7 @@ class LaplaceLaw(LossLaw):
         if w is None:
             x = arb(1)
         else:
-            x = _clip01((1 - as_ball(w) / a) / 2)
+            x = clip01((1 - as_ball(w) / a) / 2)
         if side == "P":
             return (1 - (-x * a).exp()) / 2
         return (((x - 1) * a).exp() - (-a).exp()) / 2

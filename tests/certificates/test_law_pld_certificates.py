@@ -1,0 +1,123 @@
+"""Certificates with evidence ``pld_law`` (compositions of Poisson-subsampled Laplace,
+relation by relation: check_law_pld) against independent truth — δ of one and two steps
+by mpmath in x-space (tests/laplace_truth.py, the pair written by hand) — and against
+the engine's certified lower end (a claim below it is false)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from certdp.analyses.dispatch import narrowed_epsilon
+from certdp.certificates.checker import check
+from certdp.certificates.schema import MalformedCertificate
+from certdp.certificates.writer import envelope, law_pld_evidence, upper_dp_certificate
+from certdp.mechanisms.spec import parse_spec
+from laplace_truth import delta1, delta2, pair
+from refs import mpf
+
+SUB = "subsample(laplace(scale=1), rate=1/10)"
+
+
+def _truth(k: int, eps: Fraction) -> mpmath.mpf:
+    """δ(ε) of k ∈ {1, 2} steps: the larger of the two relations (Zhu, Dong & Wang 2022 Thm 6)."""
+    out = mpf(0)
+    for rel in ("remove", "add"):
+        f, q, lh = pair(mpf(1), mpf(Fraction(1, 10)), rel)
+        out = max(out, delta1(f, q, lh, mpf(eps)) if k == 1 else delta2(f, q, lh, mpf(eps)))
+    return out
+
+
+def _doc(spec: str, eps: Fraction, delta: Fraction, h: Fraction = Fraction(1, 256)) -> dict:
+    mech = parse_spec(spec)
+    ev = law_pld_evidence(mech, h, Fraction(1, 10**14))
+    claim = {"kind": "dp", "eps": str(eps), "delta": str(delta)}
+    return envelope(claim, mech.spec(), {"pld_law": ev}, 128)
+
+
+@pytest.mark.parametrize("k,eps", [(1, Fraction(1, 20)), (1, Fraction(1, 8)), (2, Fraction(1, 10)), (2, Fraction(1, 4))])
+def test_checker_bound_is_above_the_truth_and_tight(k, eps):
+    spec = SUB if k == 1 else f"compose({SUB}, k={k})"
+    with mpmath.workdps(34):
+        t = _truth(k, eps)
+        below = Fraction(mpmath.nstr(t * (1 - mpf("1e-9")), 30))
+        above = Fraction(mpmath.nstr(t * (1 + mpf("2e-3")), 30))
+    assert not check(_doc(spec, eps, below)).valid  # a δ below the truth is never proved
+    assert check(_doc(spec, eps, above)).valid  # and the bound is within 0.2 % of it (h = 1/256)
+
+
+def test_certificate_states_the_engines_upper_end_and_no_less():
+    spec = f"compose({SUB}, k=200)"
+    mech = parse_spec(spec)
+    d = Fraction(1, 10**5)
+    enc, _ = narrowed_epsilon([(parse_spec(SUB), 200)], d)
+    doc = upper_dp_certificate(mech, delta=d, eps_hi=enc)
+    assert "pld_law" in doc["evidence"] and check(doc).valid
+    eps = Fraction(doc["claim"]["eps"])
+    assert enc.hi_exact <= eps <= enc.hi_exact + Fraction(1, 10**8)  # the answer's own upper end
+    # below the engine's certified lower end δ(ε) > 1e-5: such a claim must not verify
+    false = copy.deepcopy(doc)
+    false["claim"]["eps"] = str(enc.lo_exact - Fraction(1, 1000))
+    assert not check(false).valid
+    # the profile pair of pld_profile proves only 7.11 here (it dominates both relations at once)
+    assert eps < Fraction(62, 10)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda ev: ev.update(remove=[5, 1]),
+    lambda ev: ev.pop("add"),
+    lambda ev: ev.update(add=[0, 2**23]),
+    lambda ev: ev.update(bits=4),
+    lambda ev: ev.update(h="0"),
+    lambda ev: ev.update(extra=1),
+])
+def test_malformed_evidence_is_refused(mutate):
+    doc = _doc(SUB, Fraction(1, 10), Fraction(1, 10))
+    mutate(doc["evidence"]["pld_law"])
+    with pytest.raises(MalformedCertificate):
+        check(doc)
+
+
+def test_only_subsampled_laplace_takes_this_evidence():
+    doc = _doc(SUB, Fraction(1, 10), Fraction(1, 10))
+    doc["mechanism"] = "gaussian(sigma=1)"
+    with pytest.raises(MalformedCertificate):
+        check(doc)
+    ok = _doc(SUB, Fraction(1, 10), Fraction(1, 10))
+    ok["claim"]["kind"] = "not_dp"  # an upper bound cannot refute
+    with pytest.raises(MalformedCertificate):
+        check(ok)
+
+
+def test_a_narrow_grid_range_stays_sound():
+    """Any stated range is sound (mass below goes up to its first point, above to +∞)."""
+    with mpmath.workdps(34):
+        t = _truth(1, Fraction(1, 8))
+    doc = _doc(SUB, Fraction(1, 8), Fraction(mpmath.nstr(t * (1 - mpf("1e-9")), 30)))
+    for rel, r in (("remove", [0, 10]), ("add", [-5, 5])):
+        doc["evidence"]["pld_law"][rel] = r
+        assert not check(doc).valid
+
+
+def test_cli_round_trip(tmp_path):
+    f = tmp_path / "c.json"
+    out = subprocess.run([sys.executable, "-m", "certdp", "profile", f"compose({SUB}, k=10)", "--delta", "1e-5",
+                          "--certificate", str(f)], capture_output=True, text=True)
+    assert out.returncode == 0 and "weaker" not in out.stdout, out.stderr
+    assert "pld_law" in json.loads(f.read_text())["evidence"]
+    r = subprocess.run([sys.executable, "-m", "certdp", "verify", str(f)], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("VALID")
+
+
+def test_schema_describes_the_evidence():
+    import pathlib
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())
+    jsonschema.validate(_doc(SUB, Fraction(1, 10), Fraction(1, 10)), schema)
