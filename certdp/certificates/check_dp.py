@@ -11,8 +11,9 @@ from it — an upper bound, so it proves ``dp`` only; the evidence ``pld_lower``
 (x-axis cuts of a merged one-step PLD, a post-processing) gives a lower bound
 and proves ``not_dp`` only; ``pld_profile`` (a composition of one closed-form mechanism)
 and ``pld_items`` (``compose_all(M1, ..., Mn)``, a heterogeneous composition) are
-re-derived by :mod:`certdp.certificates.check_profile_pld`, ``pld_law`` (compositions of
-Poisson-subsampled Laplace, relation by relation) by
+re-derived by :mod:`certdp.certificates.check_profile_pld`, ``pld_law`` and
+``pld_law_lower`` (compositions of Poisson-subsampled Laplace, relation by relation: an
+upper bound proving ``dp``, a dominated one proving ``not_dp``) by
 :mod:`certdp.certificates.check_law_pld`.  Other mechanisms without
 a closed-form profile are not accepted.  Imports only the kernel and the checker's table.
 
@@ -28,7 +29,10 @@ Document::
                  | {"pld_items": {"h": ..., "bits": ..., "tau": ..., "z": ...,
                                   "knots": [[i_0, ...] | null per item]}}   (dp only)
                  | {"pld_law": {"h": ..., "bits": ..., "tau": ..., "remove": [i_lo, i_hi],
-                                "add": [i_lo, i_hi]}}   (dp only),
+                                "add": [i_lo, i_hi]}}   (dp only)
+                 | {"pld_law_lower": {"h": ..., "bits": ..., "tau": ..., "shift": ...,
+                                      "remove": {"range": [i_lo, i_hi], "regions": [[atom, u, v], ...]},
+                                      "add": {...}}}   (not_dp only),
      "precision": <bits>, "producer": "certdp X.Y.Z"}
 """
 
@@ -46,7 +50,9 @@ from certdp.certificates.schema import (
 from certdp.certificates.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
                                           subsampled_gaussians)
 from certdp.certificates.check_law_pld import delta_upper as law_delta_upper
+from certdp.certificates.check_law_pld import delta_lower as law_delta_lower
 from certdp.certificates.check_law_pld import parse_evidence as parse_law_evidence, subsampled_laplace
+from certdp.certificates.check_law_pld import parse_lower_evidence as parse_law_lower_evidence
 from certdp.certificates.check_profile_pld import delta_upper as profile_delta_upper
 from certdp.certificates.check_profile_pld import items_delta_upper, parse_items_evidence
 from certdp.certificates.check_profile_pld import parse_evidence as parse_profile_evidence
@@ -59,7 +65,7 @@ from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
-EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile", "pld_items", "pld_law")
+EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower")
 
 
 def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -94,6 +100,11 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
             raise MalformedCertificate("evidence.pld_profile proves upper bounds on delta only (kind 'dp')")
         parse_profile_evidence(ev["pld_profile"])
         profile_split(mech)
+    elif "pld_law_lower" in ev:
+        if claim["kind"] != "not_dp":
+            raise MalformedCertificate("evidence.pld_law_lower proves lower bounds on delta only (kind 'not_dp')")
+        parse_law_lower_evidence(ev["pld_law_lower"])
+        subsampled_laplace(mech)
     elif "pld_law" in ev:
         if claim["kind"] != "dp":
             raise MalformedCertificate("evidence.pld_law proves upper bounds on delta only (kind 'dp')")
@@ -130,10 +141,12 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     pld_profile = doc["evidence"].get("pld_profile")
     pld_items = doc["evidence"].get("pld_items")
     pld_law = doc["evidence"].get("pld_law")
+    pld_law_lower = doc["evidence"].get("pld_law_lower")
 
     def test(prec: int) -> tuple[bool, str | None] | None:
-        if pld_lower is not None:  # a lower bound only: it refutes dp, it cannot prove it
-            y = delta_lower(mech, eps, pld_lower, prec)
+        if pld_lower is not None or pld_law_lower is not None:  # a lower bound only: it refutes dp
+            y = (delta_lower(mech, eps, pld_lower, prec) if pld_lower is not None
+                 else law_delta_lower(mech, eps, pld_law_lower, prec))
             if lower_bound(y) > upper_bound(to_ball(delta)):
                 return True, None
             if prec >= 2 * doc["precision"]:

@@ -25,15 +25,17 @@ Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.certificates.check_pld import MAX_BITS, MAX_COUNT, MAX_GRID, compose, f_eps
+from certdp.certificates.check_pld import MAX_BITS, MAX_COUNT, MAX_GRID, _compose_lower, compose, f_eps
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.ball import clip01, connect_the_dots, grid_bracket, split_keeping_q, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import (clip01, connect_the_dots, grid_bracket, lower_bound, split_keeping_q, to_ball,
+                                  upper_bound, working_precision)
 from certdp.numerics.exact import exact
 
 EVIDENCE_FIELDS = {"h", "bits", "tau", "remove", "add"}
@@ -186,3 +188,133 @@ def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> a
             d = upper_bound(f_eps(pld, h, bits, eps))
             best = d if d > best else best
         return best
+
+
+# ---------------------------------------------------------------------------
+# lower bounds: evidence pld_law_lower (refutations, kind not_dp)
+# ---------------------------------------------------------------------------
+
+LOWER_FIELDS = {"h", "bits", "tau", "shift", "remove", "add"}
+MAX_REGIONS = 8
+
+
+def parse_lower_evidence(ev: Any) -> tuple[Fraction, int, Fraction, Fraction, dict[int, tuple]]:
+    """(h, bits, τ, shift, relation sign → ((i_lo, i_hi), ((atom index, u, v), ...))) of
+    ``evidence.pld_law_lower``."""
+    ev = _fields(ev, "evidence.pld_law_lower", LOWER_FIELDS, set())
+    h, bits, tau, _ = parse_evidence({"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"],
+                                      "remove": ev["remove"].get("range") if isinstance(ev["remove"], dict) else None,
+                                      "add": ev["add"].get("range") if isinstance(ev["add"], dict) else None})
+    try:
+        shift = exact(number_string(ev["shift"], "evidence.pld_law_lower.shift"), "evidence.pld_law_lower.shift")
+    except InputError as err:
+        raise MalformedCertificate(str(err)) from None
+    if not 0 <= shift < Fraction(1, 2):
+        raise MalformedCertificate("evidence.pld_law_lower.shift must lie in [0, 1/2)")
+    out: dict[int, tuple] = {}
+    for rel, sign in SIGNS.items():
+        r = _fields(ev[rel], f"evidence.pld_law_lower.{rel}", {"range", "regions"}, set())
+        regions = r["regions"]
+        if not isinstance(regions, list) or len(regions) > MAX_REGIONS:
+            raise MalformedCertificate(f"evidence.pld_law_lower.{rel}.regions must be a list of at most "
+                                       f"{MAX_REGIONS} [atom, u, v]")
+        parsed = []
+        for item in regions:
+            if (not isinstance(item, list) or len(item) != 3 or type(item[0]) is not int
+                    or item[0] not in (0, 1)):
+                raise MalformedCertificate(f"evidence.pld_law_lower.{rel}.regions: each is [atom 0 or 1, u, v]")
+            try:
+                u, v = (exact(number_string(x, "region end"), "region end") for x in item[1:])
+            except InputError as err:
+                raise MalformedCertificate(str(err)) from None
+            if not u < v or any(not (v <= a or u >= b) or i == item[0] for i, a, b in parsed):
+                raise MalformedCertificate(f"evidence.pld_law_lower.{rel}.regions: need u < v, disjoint "
+                                           "regions, one per atom")
+            parsed.append((item[0], u, v))
+        out[sign] = (tuple(r["range"]), tuple(parsed))
+    return h, bits, tau, shift, out
+
+
+def _floor_index(x: Fraction | arb, h: Fraction) -> int:
+    """The largest grid index k with k·h <= x, proved (PrecisionError when undecided:
+    the checker then raises its precision)."""
+    a, _ = grid_bracket(x, h)
+    return a
+
+
+def one_step_lower(law: _Law, h: Fraction, bits: int, shift: Fraction, i_lo: int, i_hi: int,
+                   regions: tuple[tuple[int, Fraction, Fraction], ...]) -> tuple[int, list[int], int]:
+    """A dominated one-step PLD: outputs merged (a post-processing: every F_ε falls) —
+    the continuous part into the cells (b_{j−1}, b_j], b_j = (i_lo + j + 1/2 + shift)h, less
+    the regions; each stated atom with the continuous mass of its region (u, v] — and every
+    merged loss ℓ = log(P/Q) moved DOWN to the grid point proved below it (else to one below
+    its lowest member); the other atoms down to ⌊ℓ/h⌋h; mass below b_{−1} dropped, above
+    b_{n−1} down to i_hi; masses rounded down."""
+    n = i_hi - i_lo + 1
+    bounds = [(i_lo + j + Fraction(1, 2) + shift) * h for j in range(-1, n)]
+    first, last = bounds[0], bounds[-1]
+    atoms = law.atoms()
+    regs = [(idx, max(u, first), min(v, last)) for idx, u, v in regions]
+    regs = [(idx, u, v) for idx, u, v in regs if u < v]
+    cuts = sorted(set(bounds) | {x for _, u, v in regs for x in (u, v)})
+    tails = {}
+    for c, x in enumerate(cuts):
+        if not c % 512:
+            check_budget("re-deriving the lower one-step loss-law PLD", c, len(cuts))
+        tails[x] = law.tails(x)
+    groups: dict[object, list] = {}  # ("cell", j) or ("region", r) -> [P, Q, fallback index]
+    j = 0
+    for x, y in zip(cuts, cuts[1:]):
+        while bounds[j + 1] < y:
+            j += 1
+        key = next((("region", r) for r, (_, u, v) in enumerate(regs) if u <= x and y <= v), ("cell", j))
+        g = groups.setdefault(key, [arb(0), arb(0), math.floor(x / h)])
+        g[0] += tails[x][0] - tails[y][0]
+        g[1] += tails[x][1] - tails[y][1]
+        g[2] = min(g[2], math.floor(x / h))  # every member loss is > x
+    masses = [arb(0)] * n
+    merged = set()
+    for key, (P, Q, fallback) in groups.items():
+        if key[0] == "region":
+            idx = regs[key[1]][0]
+            ell, p, q = atoms[idx]
+            merged.add(idx)
+            P, Q = P + p, Q + q
+            fallback = min(fallback, _floor_index(ell, h))
+        if not P > 0:
+            continue
+        k = fallback  # below every member's loss
+        if Q > 0:
+            try:
+                k = max(k, _floor_index((P / Q).log(), h))
+            except PrecisionError:
+                pass
+        k = min(k, i_hi)
+        if k >= i_lo:
+            masses[k - i_lo] += P
+    masses[-1] += tails[last][0]  # above the last end: down to i_hi
+    for idx, (ell, p, _) in enumerate(atoms):
+        if idx in merged:
+            continue
+        k = min(_floor_index(ell, h), i_hi)
+        if k >= i_lo:
+            masses[k - i_lo] += p
+    scale = arb(2) ** bits
+    coeffs = [max(int(lower_bound(m * scale).floor().unique_fmpz()), 0) for m in masses]
+    return i_lo, coeffs, 0
+
+
+def delta_lower(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:
+    """A ball whose lower end bounds δ_M(ε) from below: the larger of the two relations'
+    F_ε of their composed dominated PLDs (``evidence.pld_law_lower``)."""
+    h, bits, tau, shift, rels = parse_lower_evidence(ev)
+    a, gamma, count = subsampled_laplace(mech)
+    tau_units = int(tau * (1 << bits))
+    best = arb(0)
+    with working_precision(max(prec, bits + 64)):
+        for sign, ((i_lo, i_hi), regions) in rels.items():
+            step = one_step_lower(_Law(a, gamma, sign), h, bits, shift, i_lo, i_hi, regions)
+            pld = _compose_lower(step, count, bits, tau_units)
+            d = lower_bound(f_eps(pld, h, bits, eps))
+            best = d if d > best else best
+    return best

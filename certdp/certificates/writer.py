@@ -247,6 +247,36 @@ def law_pld_evidence(mech: Any, h: Fraction, tau: Fraction) -> dict[str, Any]:
     return {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], **ranges}
 
 
+def law_lower_evidence(mech: Any, h: Fraction | None = None) -> dict[str, Any]:
+    """Evidence ``pld_law_lower`` (:func:`certdp.certificates.check_law_pld.delta_lower`):
+    the engine's grid, its cell shift, and per relation the grid range and the regions its
+    lower discretisation merges the atoms with.  InputError unless the mechanism is a
+    composition of Poisson-subsampled Laplace."""
+    from certdp.analyses.accountants.discretise import LOWER_SHIFT, grid_range, lower_regions  # noqa: PLC0415
+    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.certificates.check_law_pld import subsampled_laplace  # noqa: PLC0415
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    spec = mech.spec()
+    try:
+        subsampled_laplace(parse(spec, exclude=NOT_CHECKABLE))
+    except MalformedCertificate:
+        raise InputError(f"certificates refuting (eps, delta)-DP of {spec} (an accountant answer) are not "
+                         "supported yet") from None
+    acc = PLDAccountant(h=h).compose(mech)
+    ((src, _),) = acc.items
+    ev = acc.discretisation()
+    tail = acc._tail()
+    out: dict[str, Any] = {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], "shift": str(LOWER_SHIFT)}
+    for rel in ("remove", "add"):
+        law = src.law(rel, acc.h, tail)
+        i_lo, i_hi = grid_range(law, acc.h, tail)
+        regions = [[idx, str(u), str(v)] for idx, u, v, _ in lower_regions(law, acc.h, i_lo, i_hi - i_lo + 1)]
+        out[rel] = {"range": [i_lo, i_hi], "regions": regions}
+    return out
+
+
 def _law_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",
                          delta_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
     """Kind ``dp`` with evidence ``pld_law`` for compositions of Poisson-subsampled Laplace
@@ -537,21 +567,24 @@ def _lower_evidence(s: Fraction, q: Fraction, T: int, h: object = None) -> tuple
 
 
 def lower_dp_certificate(mech: Any, eps: object, delta: object, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Certificate (kind ``not_dp``) that a DP-SGD composition is not (ε, δ)-DP: the
-    dominated PLDs of evidence ``pld_lower`` give δ_M(ε) > δ.  InputError otherwise."""
+    """Certificate (kind ``not_dp``) that a DP-SGD composition, or a composition of
+    Poisson-subsampled Laplace, is not (ε, δ)-DP: the dominated PLDs of evidence
+    ``pld_lower`` / ``pld_law_lower`` give δ_M(ε) > δ.  InputError otherwise."""
     from certdp.certificates.checker import check  # noqa: PLC0415
     from certdp.certificates.check_pld import subsampled_gaussians  # noqa: PLC0415
     from certdp.certificates.mechs import parse  # noqa: PLC0415
 
     spec = mech.spec()
-    if not is_dpsgd(spec):
-        raise InputError(f"certificates refuting (eps, delta)-DP of {spec} (an accountant answer) are not supported yet")
-    _, lower = _lower_evidence(*subsampled_gaussians(parse(spec)))
+    if is_dpsgd(spec):
+        _, evidence = _lower_evidence(*subsampled_gaussians(parse(spec)))
+        key = "pld_lower"
+    else:
+        evidence, key = law_lower_evidence(mech), "pld_law_lower"
     claim: dict[str, Any] = {"kind": "not_dp", "eps": fraction_to_str(exact(eps, "eps")),
                              "delta": fraction_to_str(exact(delta, "delta"))}
     if assumptions:
         claim["assumptions"] = list(assumptions)
-    doc = envelope(claim, spec, {"pld_lower": lower}, 128)
+    doc = envelope(claim, spec, {key: evidence}, 128)
     if not check(doc).valid:
         raise InputError("the independent checker could not re-derive this refutation; no certificate written")
     return doc

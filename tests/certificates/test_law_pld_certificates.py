@@ -6,6 +6,7 @@ the engine's certified lower end (a claim below it is false)."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from certdp.analyses.dispatch import narrowed_epsilon
 from certdp.certificates.checker import check
@@ -25,6 +27,7 @@ from refs import mpf
 SUB = "subsample(laplace(scale=1), rate=1/10)"
 
 
+@functools.lru_cache(maxsize=None)
 def _truth(k: int, eps: Fraction) -> mpmath.mpf:
     """δ(ε) of k ∈ {1, 2} steps: the larger of the two relations (Zhu, Dong & Wang 2022 Thm 6)."""
     out = mpf(0)
@@ -121,3 +124,80 @@ def test_schema_describes_the_evidence():
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())
     jsonschema.validate(_doc(SUB, Fraction(1, 10), Fraction(1, 10)), schema)
+    jsonschema.validate(_lower_doc(SUB, Fraction(1, 10), Fraction(1, 10)), schema)
+
+
+# ---------------------------------------------------------------------------
+# refutations: evidence pld_law_lower (kind not_dp)
+# ---------------------------------------------------------------------------
+
+
+def _lower_doc(spec: str, eps: Fraction, delta: Fraction, h: Fraction = Fraction(1, 256)) -> dict:
+    from certdp.certificates.writer import law_lower_evidence
+
+    mech = parse_spec(spec)
+    claim = {"kind": "not_dp", "eps": str(eps), "delta": str(delta)}
+    return envelope(claim, mech.spec(), {"pld_law_lower": law_lower_evidence(mech, h)}, 128)
+
+
+@pytest.mark.parametrize("k,eps", [(1, Fraction(1, 20)), (2, Fraction(1, 10)), (2, Fraction(1, 4))])
+def test_refutation_bound_is_below_the_truth_and_tight(k, eps):
+    spec = SUB if k == 1 else f"compose({SUB}, k={k})"
+    with mpmath.workdps(34):
+        t = _truth(k, eps)
+        above = Fraction(mpmath.nstr(t * (1 + mpf("1e-9")), 30))
+        below = Fraction(mpmath.nstr(t * (1 - mpf("3e-2")), 30))
+    assert not check(_lower_doc(spec, eps, above)).valid  # δ(ε) > a value above the truth: false
+    assert check(_lower_doc(spec, eps, below)).valid  # the dominated PLD is within 3 % (h = 1/256: 2.6 %)
+
+
+@settings(max_examples=15, deadline=None)
+@given(shift=st.fractions(Fraction(0), Fraction(49, 100)),
+       regions=st.lists(st.tuples(st.integers(0, 1), st.fractions(Fraction(-1, 4), Fraction(1, 4)),
+                                  st.fractions(Fraction(0), Fraction(1, 8))), max_size=2))
+def test_any_stated_partition_is_sound(shift, regions):
+    """Every merge is a post-processing: whatever cells and regions the evidence states,
+    no refutation of a true claim verifies."""
+    eps = Fraction(1, 10)
+    with mpmath.workdps(34):
+        above = Fraction(mpmath.nstr(_truth(2, eps) * (1 + mpf("1e-9")), 30))
+    doc = _lower_doc(f"compose({SUB}, k=2)", eps, above)
+    ev = doc["evidence"]["pld_law_lower"]
+    ev["shift"] = str(shift)
+    seen: list = []
+    for idx, u, w in regions:
+        v = u + w + Fraction(1, 1000)
+        if idx in [s[0] for s in seen] or any(not (v <= a or u >= b) for _, a, b in seen):
+            continue
+        seen.append((idx, u, v))
+    ev["remove"]["regions"] = [[i, str(u), str(v)] for i, u, v in seen]
+    assert not check(doc).valid
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda ev: ev.update(shift="1/2"),
+    lambda ev: ev["remove"].update(regions=[[2, "0", "1/10"]]),
+    lambda ev: ev["remove"].update(regions=[[0, "1/10", "0"]]),
+    lambda ev: ev["remove"].update(regions=[[0, "0", "1/10"], [1, "1/20", "1/5"]]),
+    lambda ev: ev["add"].pop("range"),
+    lambda ev: ev.update(remove=[0, 10]),
+])
+def test_malformed_lower_evidence_is_refused(mutate):
+    doc = _lower_doc(SUB, Fraction(1, 10), Fraction(1, 10))
+    mutate(doc["evidence"]["pld_law_lower"])
+    with pytest.raises(MalformedCertificate):
+        check(doc)
+
+
+def test_audit_refutes_with_a_certificate(tmp_path):
+    claims = tmp_path / "c.toml"
+    claims.write_text('[[claim]]\nid = "sub"\nkind = "dp"\n'
+                      f'mechanism = "compose({SUB}, k=200)"\neps = "6"\ndelta = "1e-5"\n')
+    d = tmp_path / "certs"
+    out = subprocess.run([sys.executable, "-m", "certdp", "audit", str(claims), "--certificates", str(d), "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    assert json.loads(out.stdout)["claims"][0]["verdict"] == "REFUTED"  # ε(1e-5) >= 6.1418 > 6
+    (f,) = list(d.iterdir())
+    doc = json.loads(f.read_text())
+    assert doc["claim"]["kind"] == "not_dp" and "pld_law_lower" in doc["evidence"] and check(doc).valid

@@ -148,6 +148,29 @@ def _atom_region(law: LossLaw, atom: Atom, h: Fraction) -> tuple[Fraction, Fract
     return None
 
 
+def lower_bounds(h: Fraction, i_lo: int, n: int) -> list[Fraction]:
+    """The lower cells' ends b_{−1}, ..., b_{n−1}, b_j = (i_lo + j + 1/2 + LOWER_SHIFT)·h."""
+    return [(i_lo + j + Fraction(1, 2) + LOWER_SHIFT) * h for j in range(-1, n)]
+
+
+def lower_regions(law: LossLaw, h: Fraction, i_lo: int, n: int) -> list[tuple[int, Fraction, Fraction, int]]:
+    """(atom index, u, v, aimed grid index) of every atom merged with the continuous mass
+    of (u, v] (:func:`_atom_region`, clipped to the cells, regions disjoint): the lower
+    discretisation's partition, also stated by a certificate's evidence."""
+    bounds = lower_bounds(h, i_lo, n)
+    first, last = bounds[0], bounds[-1]
+    out: list[tuple[int, Fraction, Fraction, int]] = []
+    if not law.has_continuous():
+        return out
+    for idx, t in enumerate(law.atoms()):
+        r = _atom_region(law, t, h)
+        if r is not None:
+            u, v = max(r[0], first), min(r[1], last)
+            if u < v and all(v <= a or u >= b for _, a, b, _ in out):
+                out.append((idx, u, v, r[2]))
+    return out
+
+
 def _lower_law(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) -> None:
     """Lower discretisation of a law with a continuous part (its atoms included).
 
@@ -164,19 +187,15 @@ def _lower_law(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) 
     Mass below the first boundary is dropped; above the last, it moves down to the last
     boundary's point."""
     hb = to_ball(h)
-    bounds = [(i_lo + j + Fraction(1, 2) + LOWER_SHIFT) * h for j in range(-1, n)]
-    first, last = bounds[0], bounds[-1]
+    bounds = lower_bounds(h, i_lo, n)
+    atoms = law.atoms()
     regions: list[tuple[Fraction, Fraction, int, Atom, int]] = []  # (u, v, aim, atom, fallback)
-    singles: list[Atom] = []
-    for t in law.atoms():
-        r = _atom_region(law, t, h)
-        if r is not None:
-            u, v = max(r[0], first), min(r[1], last)
-            if u < v and all(v <= a or u >= b for a, b, *_ in regions):
-                k = _floor_index(t.loss, h)
-                regions.append((u, v, r[2], t, min(k, math.floor(u / h))))
-                continue
-        singles.append(t)
+    merged = set()
+    for idx, u, v, aim in lower_regions(law, h, i_lo, n):
+        t = atoms[idx]
+        merged.add(idx)
+        regions.append((u, v, aim, t, min(_floor_index(t.loss, h), math.floor(u / h))))
+    singles = [t for idx, t in enumerate(atoms) if idx not in merged]
     pt = [law.cont_tail(x, "P") for x in bounds]
     qt = [law.cont_tail(x, "Q") for x in bounds]
     # cells wholly inside a region belong to it; a cell holding a region's end is split there
