@@ -130,15 +130,24 @@ def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_pa
                  str(tmp_path / "l.json")]) == 0  # profile-pair evidence
     assert main(["verify", str(tmp_path / "l.json")]) == 0
     capsys.readouterr()
-    # the engine's per-relation answer is narrower than the profile pair proves: the
-    # certificate claims the weaker eps the checker re-derives, and the output says so
+    # the φ accountant's answer for subsampled pure DP is narrower than the profile pair
+    # proves: the certificate claims the weaker eps the checker re-derives, and the output
+    # says so (subsampled Laplace has its own per-relation evidence, pld_law)
     x = tmp_path / "x.json"
-    assert main(["profile", "compose(subsample(laplace(scale=1), rate=1/10), k=10)", "--delta", "1e-5", "--certificate",
+    assert main(["profile", "compose(subsample(pure_dp(eps=1), rate=1/10), k=10)", "--delta", "1e-5", "--certificate",
                  str(x), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["certificate"]["weaker_than_answer"] is True
     assert Fraction(out["certificate"]["eps"]) > Fraction(out["eps"]["hi"])
     assert main(["verify", str(x)]) == 0
+    capsys.readouterr()
+    z = tmp_path / "z.json"
+    assert main(["profile", "compose(subsample(laplace(scale=1), rate=1/10), k=10)", "--delta", "1e-5", "--certificate",
+                 str(z), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert not out["certificate"].get("weaker_than_answer")
+    assert Fraction(out["eps"]["hi"]) <= Fraction(out["certificate"]["eps"]) <= Fraction(out["eps"]["hi"]) * (1 + Fraction(1, 10**8))
+    assert main(["verify", str(z)]) == 0
     capsys.readouterr()
     assert main(["profile", "compose(discrete_gaussian(sigma=2), k=3)", "--delta", "1e-5", "--certificate",
                  str(tmp_path / "y.json")]) == 2
