@@ -142,7 +142,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 break  # not borderline: finer intervals would not prove it
         return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
-    if {"pld_lower", "pld_profile", "pld_items"} & set(doc["evidence"]):
+    if {"pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower"} & set(doc["evidence"]):
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")

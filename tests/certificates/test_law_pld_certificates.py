@@ -201,3 +201,11 @@ def test_audit_refutes_with_a_certificate(tmp_path):
     (f,) = list(d.iterdir())
     doc = json.loads(f.read_text())
     assert doc["claim"]["kind"] == "not_dp" and "pld_law_lower" in doc["evidence"] and check(doc).valid
+
+
+def test_the_mpmath_kernel_says_it_needs_flint():
+    from certdp.certificates.check_iv import check as check_iv
+
+    for doc in (_doc(SUB, Fraction(1, 10), Fraction(1, 10)), _lower_doc(SUB, Fraction(1, 10), Fraction(1, 10))):
+        valid, why = check_iv(doc)
+        assert not valid and "needs the flint kernel" in why
