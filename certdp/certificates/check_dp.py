@@ -65,7 +65,25 @@ from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
-EVIDENCE = ("delta_at_eps", "pld", "pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower")
+
+
+def _compose_all(mech: Any) -> None:
+    if getattr(mech, "name", None) != "compose_all":
+        raise MalformedCertificate("evidence.pld_items certifies compose_all(M1, ..., Mn) only")
+
+
+#: PLD evidence → (the claim kind it proves, its parser (evidence, mechanism), the
+#: mechanism shapes it accepts (raises MalformedCertificate otherwise)).
+PLD_EVIDENCE: dict[str, tuple[str, Any, Any]] = {
+    "pld": ("dp", lambda ev, m: parse_evidence(ev), subsampled_gaussians),
+    "pld_lower": ("not_dp", lambda ev, m: parse_lower_evidence(ev), subsampled_gaussians),
+    "pld_profile": ("dp", lambda ev, m: parse_profile_evidence(ev), profile_split),
+    "pld_items": ("dp", lambda ev, m: (_compose_all(m), parse_items_evidence(ev, len(m.children()))),
+                  lambda m: None),
+    "pld_law": ("dp", lambda ev, m: parse_law_evidence(ev), subsampled_laplace),
+    "pld_law_lower": ("not_dp", lambda ev, m: parse_law_lower_evidence(ev), subsampled_laplace),
+}
+EVIDENCE = ("delta_at_eps", *PLD_EVIDENCE)
 
 
 def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -90,37 +108,14 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     if eps < 0 or not 0 <= delta < 1:
         raise MalformedCertificate("claim needs eps >= 0 and 0 <= delta < 1")
     mech = parse_mechanism(doc)
-    if "pld" in ev:
-        if claim["kind"] != "dp":
-            raise MalformedCertificate("evidence.pld proves upper bounds on delta only (kind 'dp')")
-        parse_evidence(ev["pld"])
-        subsampled_gaussians(mech)
-    elif "pld_profile" in ev:
-        if claim["kind"] != "dp":
-            raise MalformedCertificate("evidence.pld_profile proves upper bounds on delta only (kind 'dp')")
-        parse_profile_evidence(ev["pld_profile"])
-        profile_split(mech)
-    elif "pld_law_lower" in ev:
-        if claim["kind"] != "not_dp":
-            raise MalformedCertificate("evidence.pld_law_lower proves lower bounds on delta only (kind 'not_dp')")
-        parse_law_lower_evidence(ev["pld_law_lower"])
-        subsampled_laplace(mech)
-    elif "pld_law" in ev:
-        if claim["kind"] != "dp":
-            raise MalformedCertificate("evidence.pld_law proves upper bounds on delta only (kind 'dp')")
-        parse_law_evidence(ev["pld_law"])
-        subsampled_laplace(mech)
-    elif "pld_items" in ev:
-        if claim["kind"] != "dp":
-            raise MalformedCertificate("evidence.pld_items proves upper bounds on delta only (kind 'dp')")
-        if getattr(mech, "name", None) != "compose_all":
-            raise MalformedCertificate("evidence.pld_items certifies compose_all(M1, ..., Mn) only")
-        parse_items_evidence(ev["pld_items"], len(mech.children()))
-    elif "pld_lower" in ev:
-        if claim["kind"] != "not_dp":
-            raise MalformedCertificate("evidence.pld_lower proves lower bounds on delta only (kind 'not_dp')")
-        parse_lower_evidence(ev["pld_lower"])
-        subsampled_gaussians(mech)
+    given = next((k for k in PLD_EVIDENCE if k in ev), None)
+    if given is not None:
+        kind, parse, shape = PLD_EVIDENCE[given]
+        if claim["kind"] != kind:
+            bound = "upper" if kind == "dp" else "lower"
+            raise MalformedCertificate(f"evidence.{given} proves {bound} bounds on delta only (kind '{kind}')")
+        parse(ev[given], mech)
+        shape(mech)
     elif not getattr(mech, "has_closed_form", True):
         raise MalformedCertificate("mechanism has no closed-form profile; (not_)dp certificates need one "
                                    "(or, for DP-SGD, evidence.pld)")

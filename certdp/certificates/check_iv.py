@@ -121,7 +121,7 @@ def check(doc: Any) -> tuple[bool, str | None]:
 
 
 def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
-    from certdp.certificates.check_dp import _validate  # noqa: PLC0415  (structure only)
+    from certdp.certificates.check_dp import PLD_EVIDENCE, _validate  # noqa: PLC0415  (structure only)
 
     mech, eps, delta = _validate(doc)
     step = known_facts_step(doc, mech)
@@ -142,7 +142,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 break  # not borderline: finer intervals would not prove it
         return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
-    if {"pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower"} & set(doc["evidence"]):
+    if (set(PLD_EVIDENCE) - {"pld"}) & set(doc["evidence"]):  # every PLD evidence but DP-SGD's
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")
