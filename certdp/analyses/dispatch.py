@@ -10,6 +10,7 @@ Every answer names the method that produced it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -200,7 +201,6 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
         return acc.epsilon(delta, rel_tol=tol), method  # type: ignore[attr-defined]
     return _refine_grid(items, rel_bits, enc, method, lambda a: a.epsilon(delta), lambda e: w,
                         MAX_WIDTH_REFINE, "refining the PLD grid to the requested width")
-    return enc, method
 
 
 def _refine_grid(items: list[tuple[Mechanism, int]], rel_bits: int, enc: Enclosure, method: str,
@@ -216,7 +216,11 @@ def _refine_grid(items: list[tuple[Mechanism, int]], rel_bits: int, enc: Enclosu
         if stop is not None and stop(enc, j):
             break
         width = enc.hi_exact - enc.lo_exact
-        k = 1 if last is None or width == 0 else halvings(width, target(enc), float(last[0] / width) ** (1 / last[1]))
+        if last is None or width == 0:
+            k = 1
+        else:  # the measured shrink per halving (a ratio beyond floats counts as "fast": 1 more)
+            shrink = last[0] / width
+            k = halvings(width, target(enc), float(shrink) ** (1 / last[1]) if shrink < 10**300 else math.inf)
         k = min(k, cap - j)
         last, j = (width, k), j + k
         check_budget(what, j, cap)
@@ -243,10 +247,9 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
     enc = acc.delta(eps)  # type: ignore[attr-defined]
     if not hasattr(acc, "h") or not getattr(acc, "two_sided", True):
         return enc, method
-    top = acc.top_loss()  # type: ignore[attr-defined]
-
     def hopeless(e: Enclosure, j: int) -> bool:  # no lower end, and a finer grid cannot give one
-        return e.hi_exact == 0 or (e.lo_exact == 0 and (j > 0 or Fraction(eps) >= top))  # (ε = 1e400)
+        # (ε = 1e400 is beyond every finite loss; top_loss composes both relations: asked last)
+        return e.hi_exact == 0 or (e.lo_exact == 0 and (j > 0 or Fraction(eps) >= acc.top_loss()))  # type: ignore[attr-defined]
 
     return _refine_grid(items, rel_bits, enc, method, lambda a: a.delta(eps), lambda e: e.hi_exact / 100,
                         DEFAULT_DELTA_REFINE, "refining the PLD grid for a narrower delta", hopeless)

@@ -34,8 +34,8 @@ from flint import arb
 from certdp.certificates.check_pld import MAX_BITS, MAX_COUNT, MAX_GRID, _compose_lower, compose, f_eps
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.ball import (clip01, connect_the_dots, grid_bracket, lower_bound, split_keeping_q, to_ball,
-                                  upper_bound, working_precision)
+from certdp.numerics.ball import (clip01, connect_the_dots, fixed_point_units, grid_bracket, lower_bound,
+                                  split_keeping_q, to_ball, upper_bound, working_precision)
 from certdp.numerics.exact import exact
 
 EVIDENCE_FIELDS = {"h", "bits", "tau", "remove", "add"}
@@ -157,8 +157,8 @@ def one_step(law: _Law, h: Fraction, bits: int, i_lo: int, i_hi: int) -> tuple[i
         masses[a - i_lo] += lo_part
         masses[b - i_lo] += hi_part
     scale = arb(2) ** bits
-    coeffs = [max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0) for m in masses]
-    return i_lo, coeffs, max(int(upper_bound(inf * scale).ceil().unique_fmpz()), 0)
+    coeffs = [fixed_point_units(m, scale, True) for m in masses]
+    return i_lo, coeffs, fixed_point_units(inf, scale, True)
 
 
 def upper_plds(mech: Any, ev: Mapping[str, Any], prec: int) -> dict[int, tuple[int, list[int], int]]:
@@ -300,7 +300,7 @@ def one_step_lower(law: _Law, h: Fraction, bits: int, shift: Fraction, i_lo: int
         if k >= i_lo:
             masses[k - i_lo] += p
     scale = arb(2) ** bits
-    coeffs = [max(int(lower_bound(m * scale).floor().unique_fmpz()), 0) for m in masses]
+    coeffs = [fixed_point_units(m, scale, False) for m in masses]
     return i_lo, coeffs, 0
 
 

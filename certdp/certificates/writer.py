@@ -233,18 +233,29 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
     return {"h": number(h), "bits": PROFILE_BITS, "tau": number(PROFILE_TAU), "knots": list(chain[0])}
 
 
-def law_pld_evidence(mech: Any, h: Fraction, tau: Fraction) -> dict[str, Any]:
-    """Evidence ``pld_law`` (:mod:`certdp.certificates.check_law_pld`): the engine's
-    discretisation on the grid h with truncation τ and each relation's grid range."""
+def _law_grid(mech: Any, h: Fraction | None, tau: Fraction | None) -> tuple[dict[str, Any], dict[str, tuple]]:
+    """The engine's discretisation of a loss-law composition — (h, bits, τ) as evidence
+    states them — and per relation (its one-step law, i_lo, i_hi)."""
     from certdp.analyses.accountants.discretise import grid_range  # noqa: PLC0415
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
-    acc = PLDAccountant(h=h, tau=tau).compose(mech)
+    acc = PLDAccountant(h=h) if tau is None else PLDAccountant(h=h, tau=tau)
+    acc = acc.compose(mech)
     ((src, _),) = acc.items
     ev = acc.discretisation()
     tail = acc._tail()
-    ranges = {rel: list(grid_range(src.law(rel, acc.h, tail), acc.h, tail)) for rel in ("remove", "add")}
-    return {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], **ranges}
+    laws = {}
+    for rel in ("remove", "add"):
+        law = src.law(rel, acc.h, tail)
+        laws[rel] = (law, *grid_range(law, acc.h, tail))
+    return {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"]}, laws
+
+
+def law_pld_evidence(mech: Any, h: Fraction, tau: Fraction) -> dict[str, Any]:
+    """Evidence ``pld_law`` (:mod:`certdp.certificates.check_law_pld`): the engine's
+    discretisation on the grid h with truncation τ and each relation's grid range."""
+    head, laws = _law_grid(mech, h, tau)
+    return {**head, **{rel: [i_lo, i_hi] for rel, (_, i_lo, i_hi) in laws.items()}}
 
 
 def law_lower_evidence(mech: Any, h: Fraction | None = None) -> dict[str, Any]:
@@ -252,8 +263,7 @@ def law_lower_evidence(mech: Any, h: Fraction | None = None) -> dict[str, Any]:
     the engine's grid, its cell shift, and per relation the grid range and the regions its
     lower discretisation merges the atoms with.  InputError unless the mechanism is a
     composition of Poisson-subsampled Laplace."""
-    from certdp.analyses.accountants.discretise import LOWER_SHIFT, grid_range, lower_regions  # noqa: PLC0415
-    from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+    from certdp.analyses.accountants.discretise import LOWER_SHIFT, lower_regions  # noqa: PLC0415
     from certdp.certificates.check_law_pld import subsampled_laplace  # noqa: PLC0415
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
     from certdp.certificates.mechs import parse  # noqa: PLC0415
@@ -264,15 +274,11 @@ def law_lower_evidence(mech: Any, h: Fraction | None = None) -> dict[str, Any]:
     except MalformedCertificate:
         raise InputError(f"certificates refuting (eps, delta)-DP of {spec} (an accountant answer) are not "
                          "supported yet") from None
-    acc = PLDAccountant(h=h).compose(mech)
-    ((src, _),) = acc.items
-    ev = acc.discretisation()
-    tail = acc._tail()
-    out: dict[str, Any] = {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], "shift": str(LOWER_SHIFT)}
-    for rel in ("remove", "add"):
-        law = src.law(rel, acc.h, tail)
-        i_lo, i_hi = grid_range(law, acc.h, tail)
-        regions = [[idx, str(u), str(v)] for idx, u, v, _ in lower_regions(law, acc.h, i_lo, i_hi - i_lo + 1)]
+    head, laws = _law_grid(mech, h, None)
+    out: dict[str, Any] = {**head, "shift": str(LOWER_SHIFT)}
+    for rel, (law, i_lo, i_hi) in laws.items():
+        regions = [[idx, str(u), str(v)] for idx, u, v, _ in lower_regions(law, Fraction(head["h"]), i_lo,
+                                                                             i_hi - i_lo + 1)]
         out[rel] = {"range": [i_lo, i_hi], "regions": regions}
     return out
 

@@ -191,14 +191,26 @@ def clip01(t: arb) -> arb:
     return lo.union(hi)
 
 
+def _short(q: Fraction) -> str:
+    """q for a message: exact when short, else about 6 digits."""
+    text = str(q)
+    return text if len(text) <= 24 else f"about {float(q):.6g}" if abs(q) < 10**300 else "beyond 1e300"
+
+
 def grid_bracket(x: "Fraction | arb", h: Fraction) -> tuple[int, int]:
-    """(a, b) with a·h < x < b·h proved, or (k, k) when the exact x is k·h (a float
-    guides the search; PrecisionError when 64 steps from it do not separate x)."""
+    """(a, b) with a·h < x < b·h proved, or (k, k) when the exact x is k·h (the midpoint
+    guides the search; PrecisionError when x is not finite or 64 steps from the guide do
+    not separate it)."""
     if isinstance(x, Fraction):
         k = math.floor(x / h)
         return (k, k) if k * h == x else (k, k + 1)
+    if not x.is_finite():
+        raise PrecisionError(f"cannot place {x} on the grid h = {_short(h)}: the ball is not finite")
     hb = to_ball(h)
-    k = math.floor(float(x.mid()) / float(h))
+    guide = (x.mid() / hb).mid().floor().unique_fmpz()  # exact floor of the guide (no float overflow)
+    if guide is None:
+        raise PrecisionError(f"cannot place {x} on the grid h = {_short(h)}")
+    k = int(guide)
     lo, hi = k, k + 1
     for _ in range(64):
         if lo * hb < x:
@@ -209,7 +221,7 @@ def grid_bracket(x: "Fraction | arb", h: Fraction) -> tuple[int, int]:
             break
         hi += 1
     if not (lo * hb < x and hi * hb > x):
-        raise PrecisionError(f"cannot bracket {x} on the grid h = {h}")
+        raise PrecisionError(f"cannot bracket {x} on the grid h = {_short(h)}")
     return lo, hi
 
 
@@ -234,3 +246,17 @@ def connect_the_dots(pt: list[arb], qt: list[arb], i_lo: int, h: Fraction) -> li
         masses[j] += lo_part
         masses[j + 1] += hi_part
     return masses
+
+
+def fixed_point_units(m: arb, scale: arb, up: bool) -> int:
+    """A mass ``m`` in units of 1/scale, rounded up (``up``) or down, and at least 0.
+    Rounding down may always drop a mass that is not bounded (0); rounding up raises
+    PrecisionError then (an unbounded mass cannot be bounded from above)."""
+    x = m * scale
+    v = None if not x.is_finite() else (upper_bound(x).ceil() if up else lower_bound(x).floor()).unique_fmpz()
+    if v is None:
+        if up:
+            raise PrecisionError("a probability mass could not be bounded at this precision "
+                                 "(the loss law is too extreme for this grid)")
+        return 0
+    return max(int(v), 0)

@@ -98,3 +98,35 @@ def test_long_composition_is_narrow_on_the_first_grid():
     fine = PLDAccountant(h=Fraction(1, 8192), lower=False).compose(spec, 2000).epsilon(Fraction(1, 10**5))
     assert e.lo_exact <= fine.hi_exact
     assert e.hi_exact - e.lo_exact < Fraction(3, 100)
+
+
+@pytest.mark.parametrize("scale", ["1e-300", "1e-30"])
+def test_extreme_scale_is_a_clear_error(scale):
+    """Losses of 1e30–1e300: the engine reports what it could not bound (PrecisionError,
+    the CLI's 'undecided'), never a traceback from deep inside."""
+    from certdp.errors import PrecisionError
+
+    with pytest.raises(PrecisionError):
+        PLDAccountant().compose(parse_spec(f"subsample(laplace(scale={scale}), rate=1/10)"), 3).epsilon(Fraction(1, 10**5))
+
+
+def test_grid_bracket_and_fixed_point_units():
+    from flint import arb
+
+    from certdp.errors import PrecisionError
+    from certdp.numerics.ball import fixed_point_units, grid_bracket
+
+    h = Fraction(1, 256)
+    assert grid_bracket(Fraction(5, 256), h) == (5, 5) and grid_bracket(Fraction(1, 3), h) == (85, 86)
+    assert grid_bracket(-arb(1) / 3, h) == (-86, -85)
+    big = arb(10) ** 400 / 3
+    with pytest.raises(PrecisionError):
+        grid_bracket(big, h)  # a radius far above h: undecided at 53 bits
+    for bad in (arb("nan"), arb(0).union(arb("inf"))):
+        with pytest.raises(PrecisionError):
+            grid_bracket(bad, h)
+    scale = arb(2) ** 10
+    assert fixed_point_units(arb(1) / 3, scale, True) == 342 and fixed_point_units(arb(1) / 3, scale, False) == 341
+    assert fixed_point_units(arb("nan"), scale, False) == 0  # a lower mass may be dropped
+    with pytest.raises(PrecisionError):
+        fixed_point_units(arb("nan"), scale, True)

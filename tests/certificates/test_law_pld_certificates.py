@@ -209,3 +209,16 @@ def test_the_mpmath_kernel_says_it_needs_flint():
     for doc in (_doc(SUB, Fraction(1, 10), Fraction(1, 10)), _lower_doc(SUB, Fraction(1, 10), Fraction(1, 10))):
         valid, why = check_iv(doc)
         assert not valid and "needs the flint kernel" in why
+
+
+@pytest.mark.parametrize("mech", ["compose(subsample(laplace(scale=1e-300), rate=1/10), k=3)",
+                                  "compose(subsample(laplace(scale=1e-30), rate=1/10), k=3)"])
+def test_extreme_laws_end_in_a_verdict_not_a_traceback(mech):
+    """A loss of 1e30–1e300 cannot be placed on the stated grid or its masses bounded: the
+    checker says so (INVALID with the step), never a traceback nor VALID for a false claim
+    (δ(1) of these mechanisms is about 1 − 0.95³ > 1/10)."""
+    for doc in (_doc(SUB, Fraction(1), Fraction(1, 10)), _lower_doc(SUB, Fraction(1), Fraction(1, 10))):
+        doc["mechanism"] = mech
+        res = check(doc)
+        if doc["claim"]["kind"] == "dp":
+            assert not res.valid

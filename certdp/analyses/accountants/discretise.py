@@ -42,8 +42,8 @@ from certdp.analyses.accountants.loss_laws import (
     Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, rr_law, rr_p_law,
 )
 from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
-from certdp.numerics.ball import (connect_the_dots, grid_bracket, lower_bound, split_keeping_q, to_ball, upper_bound,
-                                  working_precision)
+from certdp.numerics.ball import (connect_the_dots, fixed_point_units, grid_bracket, lower_bound, split_keeping_q,
+                                  to_ball, upper_bound, working_precision)
 
 Kind = Literal["upper", "lower"]
 
@@ -250,12 +250,6 @@ def _lower_law(law: LossLaw, h: Fraction, i_lo: int, n: int, masses: list[arb]) 
             masses[k - i_lo] += t.p
 
 
-def _to_units(m: arb, scale: arb, up: bool) -> int:
-    if up:
-        return max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0)
-    return max(int(lower_bound(m * scale).floor().unique_fmpz()), 0)
-
-
 #: One step's measure: (fixed-point coefficients, index of the first, units at +∞).
 Measure = tuple[list[int], int, int]
 
@@ -301,8 +295,8 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
                 k = _floor_index(t.loss, h)
                 masses[k - i_lo] += t.p
         scale = arb(2) ** bits
-        coeffs = [_to_units(m, scale, up) for m in masses]
-        inf_units = _to_units(inf, scale, up)
+        coeffs = [fixed_point_units(m, scale, up) for m in masses]
+        inf_units = fixed_point_units(inf, scale, up)
     # strip zero ends so the measure stays small
     lo = next((i for i, c in enumerate(coeffs) if c), None)
     if lo is None:
