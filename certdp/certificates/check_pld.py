@@ -45,7 +45,8 @@ from flint import arb, fmpz, fmpz_poly
 
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import (dyadic_to_fraction, fixed_point_units, lower_bound, to_ball, upper_bound,
+                                  working_precision)
 from certdp.numerics.exact import exact
 from certdp.numerics.normal import Phi_ball, Phi_upper_ball
 
@@ -196,8 +197,8 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
     top = ends[-1]
     inf_mass = arb(0) if top == "above" else pair.mass(pair.p, point(top), None)
     scale = arb(2) ** bits
-    coeffs = [max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0) for m in masses]
-    return lo, coeffs, max(int(upper_bound(inf_mass * scale).ceil().unique_fmpz()), 0)
+    coeffs = [fixed_point_units(m, scale, True) for m in masses]
+    return lo, coeffs, fixed_point_units(inf_mass, scale, True)
 
 
 LOWER_FIELDS = {"h", "bits", "tau", "remove", "add"}
@@ -244,7 +245,7 @@ def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ..
         if not ell.is_finite():
             continue
         k = math.floor(dyadic_to_fraction(ell) / h)
-        c = int(lower_bound(P * scale).floor().unique_fmpz())
+        c = fixed_point_units(P, scale, False)
         if c > 0:
             atoms[k] = atoms.get(k, 0) + c
     if not atoms:

@@ -41,7 +41,7 @@ from certdp.certificates.check_pld import one_step as gaussian_one_step, parse_e
 from certdp.certificates.check_pld import subsampled_gaussians
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import to_ball, upper_bound, working_precision
+from certdp.numerics.ball import fixed_point_units, to_ball, upper_bound, working_precision
 from certdp.numerics.exact import exact
 
 EVIDENCE_FIELDS = {"h", "bits", "tau", "knots"}
@@ -116,13 +116,13 @@ def one_step(mech: Any, h: Fraction, bits: int, knots: tuple[int, ...]) -> tuple
             return f"the interpolation is not proved convex at knot {knots[j]} (eps = {knots[j] * h})"
         m = g[j] * d
         total += m + d
-        coeffs[L + knots[j]] = max(int(upper_bound(m * scale).ceil().unique_fmpz()), 0)
-        coeffs[L - knots[j]] = max(int(upper_bound(d * scale).ceil().unique_fmpz()), 0)
+        coeffs[L + knots[j]] = fixed_point_units(m, scale, True)
+        coeffs[L - knots[j]] = fixed_point_units(d, scale, True)
     zero = 1 - total
     if zero < 0:
         return "the profile pair's mass at 0 is not proved >= 0"
-    coeffs[L] = max(int(upper_bound(zero * scale).ceil().unique_fmpz()), 0)
-    return -L, coeffs, max(int(upper_bound(top * scale).ceil().unique_fmpz()), 0)
+    coeffs[L] = fixed_point_units(zero, scale, True)
+    return -L, coeffs, fixed_point_units(top, scale, True)
 
 
 _CACHE: dict[tuple, tuple[int, tuple[int, ...], int] | str] = {}
@@ -195,8 +195,8 @@ def atoms_one_step(mech: Any, h: Fraction, bits: int) -> tuple[int, list[int], i
     big = to_ball(e0).exp()
     coeffs = [0] * (up - down + 1)
     for index, mass in ((0, (1 - to_ball(d0)) / (1 + big)), (up - down, (1 - to_ball(d0)) * big / (1 + big))):
-        coeffs[index] += max(int(upper_bound(mass * scale).ceil().unique_fmpz()), 0)
-    inf = max(int(upper_bound(to_ball(d0) * scale).ceil().unique_fmpz()), 0)
+        coeffs[index] += fixed_point_units(mass, scale, True)
+    inf = fixed_point_units(to_ball(d0), scale, True)
     return down, coeffs, inf
 
 
