@@ -41,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "needs at most 2^16 points — then halved until the width target is met)")
     p.add_argument("--width", default=None, metavar="W",
                    help="absolute width target of the two-sided answer (default: 1 %% of its upper end, and "
-                        "for ε also max(0.02, 0.1 %%); up to 4 halvings of the automatic grid)")
+                        "for ε also max(0.02, 0.1 %%); up to 4 halvings of the automatic grid); with "
+                        "--upper-only (ε answers): the coarsest grid predicted to put the upper end within W "
+                        "of the truth (a guide: no lower end measures it)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret computation")
     p.add_argument("--certificate", metavar="FILE", default=None,
                    help="write a certificate of the (ε, δ) upper end, or with --mu of the GDP report "
@@ -89,6 +91,10 @@ def _run(args: argparse.Namespace) -> int:
             lines.append(f"  width target {shown} missed (width "
                          f"{float(answer.hi_exact - answer.lo_exact):.3g} after 4 halvings of the grid; "
                          "give a finer --grid)")
+        guide = res.settings.get("upper_accuracy_guide")
+        if guide is not None:
+            lines.append(f"  upper end only, on the grid predicted to put it within {args.width} of the truth "
+                         "(certified upper bound; the distance is a guide, no lower end measures it)")
         if res.mu is not None:
             if res.residual.hi == 0:
                 lines.append(f"  strict μ-GDP (no residual): μ ∈ {res.mu}, the trade-off curve is exactly f_μ")

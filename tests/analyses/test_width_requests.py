@@ -75,7 +75,7 @@ def test_dpsgd_width_request_is_met_and_contains_the_default_answer():
     (["--width", "0"], "width must be > 0"),
     (["--width", "abc"], "width"),
     (["--width", "1e-3", "--grid", "1/1024"], "automatic grid"),
-    (["--width", "1e-3", "--upper-only"], "automatic grid"),
+    (["--width", "1e-3", "--upper-only", "--grid", "1/1024"], "automatic grid"),
 ])
 def test_dpsgd_cli_rejects_bad_width_requests(capsys, argv, message):
     code = main(["dpsgd", "--noise", "1", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5", *argv])
@@ -129,3 +129,27 @@ def test_dpsgd_extreme_width_requests_answer(capsys, width):
     out = capsys.readouterr().out
     assert code == 0 and "ε ∈ [0.00" in out
     assert ("missed" in out) == (width == "1e-400")
+
+
+@pytest.mark.parametrize("sigma, q, steps, width", [("2", "0.001", 10_000, "0.005"), ("9.4", "0.01", 10_000, "0.01")])
+def test_dpsgd_upper_only_width_picks_a_coarser_grid_near_the_truth(sigma, q, steps, width):
+    # the upper bound alone asked to be within W of the truth: a grid coarser than the
+    # default's, an upper end above the certified two-sided enclosure's lower end (it is
+    # an upper bound) and, as the width model predicts, within W of that enclosure's top
+    from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
+
+    ref = dpsgd(sigma, q, steps, delta="1e-5")
+    up = dpsgd(sigma, q, steps, delta="1e-5", two_sided=False, width=width)
+    assert Fraction(up.settings["h"]) > Fraction(ref.settings["h"])
+    assert up.eps.lo_exact == 0 and up.eps.hi_exact >= ref.eps.lo_exact
+    assert up.eps.hi_exact - ref.eps.hi_exact <= Fraction(width)
+    assert up.settings["upper_accuracy_guide"] == str(Fraction(width))
+
+
+def test_dpsgd_upper_only_width_needs_an_eps_answer(capsys):
+    code = main(["dpsgd", "--noise", "1", "--sample-rate", "0.01", "--steps", "10", "--eps", "1",
+                 "--upper-only", "--width", "1e-3"])
+    assert code == 2 and "eps answers" in capsys.readouterr().err
+    assert main(["dpsgd", "--noise", "2", "--sample-rate", "0.001", "--steps", "10000", "--delta", "1e-5",
+                 "--upper-only", "--width", "0.005"]) == 0
+    assert "upper end only" in capsys.readouterr().out
