@@ -51,7 +51,7 @@ from certdp.certificates.check_pld import (delta_lower, delta_upper, parse_evide
                                           subsampled_gaussians)
 from certdp.certificates.check_law_pld import delta_upper as law_delta_upper
 from certdp.certificates.check_law_pld import delta_lower as law_delta_lower
-from certdp.certificates.check_law_pld import parse_evidence as parse_law_evidence, subsampled_laplace
+from certdp.certificates.check_law_pld import parse_evidence as parse_law_evidence, subsampled_base
 from certdp.certificates.check_law_pld import parse_lower_evidence as parse_law_lower_evidence
 from certdp.certificates.check_profile_pld import delta_upper as profile_delta_upper
 from certdp.certificates.check_profile_pld import items_delta_upper, parse_items_evidence
@@ -80,8 +80,8 @@ PLD_EVIDENCE: dict[str, tuple[str, Any, Any]] = {
     "pld_profile": ("dp", lambda ev, m: parse_profile_evidence(ev), profile_split),
     "pld_items": ("dp", lambda ev, m: (_compose_all(m), parse_items_evidence(ev, len(m.children()))),
                   lambda m: None),
-    "pld_law": ("dp", lambda ev, m: parse_law_evidence(ev), subsampled_laplace),
-    "pld_law_lower": ("not_dp", lambda ev, m: parse_law_lower_evidence(ev), subsampled_laplace),
+    "pld_law": ("dp", lambda ev, m: parse_law_evidence(ev), subsampled_base),
+    "pld_law_lower": ("not_dp", lambda ev, m: parse_law_lower_evidence(ev), subsampled_base),
 }
 EVIDENCE = ("delta_at_eps", *PLD_EVIDENCE)
 

@@ -1,16 +1,23 @@
 """Independent re-derivation of an upper bound on δ(ε) for
-``compose(subsample(laplace(scale=b, sensitivity=Δ), rate=γ), k=n)`` — evidence
-``pld_law`` of a ``dp`` certificate: the per-relation loss laws the generic PLD
-engine composes, so the certificate states the engine's own upper end (the
-symmetric profile pair of ``pld_profile`` dominates both relations at once and is
-looser for a subsampled mechanism: 7.11 against 6.15 at γ = 1/10, n = 200).
+``compose(subsample(M, rate=γ), k=n)`` with M a Laplace mechanism, randomized response
+or a pure-DP guarantee — evidence ``pld_law`` of a ``dp`` certificate: the per-relation
+loss laws the generic PLD engine composes, so the certificate states the engine's own
+upper end (the symmetric profile pair of ``pld_profile`` dominates both relations at
+once and is looser for a subsampled mechanism: 7.11 against 6.15 for Laplace at
+γ = 1/10, n = 200).
 
 Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν(y)):
 
-* The Laplace pair (seed 002 Lemma 33), a = Δ/b: P = Lap(0, 1/a), Q = Lap(1, 1/a) in
-  units of the sensitivity; loss +a for x <= 0 (P-mass 1/2, Q-mass e^{−a}/2), −a for
-  x >= 1 (e^{−a}/2, 1/2) and (1 − 2x)a on (0, 1), so L > w on (0, x_w), x_w =
-  clip((1 − w/a)/2, 0, 1): P-mass (1 − e^{−a x_w})/2, Q-mass (e^{(x_w − 1)a} − e^{−a})/2.
+* The base pairs (loss law under P, with the Q-masses):
+  - Laplace (seed 002 Lemma 33), a = Δ/b: P = Lap(0, 1/a), Q = Lap(1, 1/a) in units of
+    the sensitivity; loss +a for x <= 0 (P-mass 1/2, Q-mass e^{−a}/2), −a for x >= 1
+    (e^{−a}/2, 1/2) and (1 − 2x)a on (0, 1), so L > w on (0, x_w), x_w =
+    clip((1 − w/a)/2, 0, 1): P-mass (1 − e^{−a x_w})/2, Q-mass (e^{(x_w − 1)a} − e^{−a})/2;
+  - randomized_response(p), r = max(p, 1 − p) (seed 002 Lemma 32): atoms ±log(r/(1 − r))
+    with P-masses r, 1 − r (Q-masses swapped); one atom at 0 when r = 1/2;
+  - pure_dp(ε0) (approx_dp with δ0 = 0): the randomized-response pair of the guarantee,
+    atoms ±ε0 with P-masses e^{ε0}/(1 + e^{ε0}), 1/(1 + e^{ε0}) (seed 002 Lemma 32; it
+    dominates every ε0-DP mechanism, so the claim holds for the guarantee).
 * Poisson subsampling at rate γ < 1 (seed 002 Thm 11(1)): remove — X ~ γP + (1−γ)Q
   against Q, loss g(L) = log(1 − γ + γe^L); add — X ~ P against (1−γ)P + γQ, loss
   −g(−L).  δ_M(ε) is the larger of the two relations' δ (Zhu, Dong & Wang 2022 Thm 6).
@@ -66,8 +73,13 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, dict[int, tuple[in
     return h, bits, tau, ranges
 
 
-def subsampled_laplace(mech: Any) -> tuple[Fraction, Fraction, int]:
-    """(a = Δ/b, γ, n) of laplace / subsample(laplace) / compose(…, k=n); else Malformed."""
+#: The bases this evidence takes (the module doc gives their pairs).
+BASES = ("laplace", "randomized_response", "pure_dp", "approx_dp with delta = 0")
+
+
+def subsampled_base(mech: Any) -> tuple["_Base", Fraction, int]:
+    """(base pair, γ, n) of M / subsample(M, γ) / compose(…, k=n) for M in :data:`BASES`;
+    else MalformedCertificate."""
     count = 1
     while getattr(mech, "name", None) == "compose":
         count *= int(mech.k)
@@ -75,23 +87,64 @@ def subsampled_laplace(mech: Any) -> tuple[Fraction, Fraction, int]:
     rate = Fraction(1)
     if getattr(mech, "name", None) == "subsample":
         rate, mech = Fraction(mech.rate), mech.mechanism
-    if getattr(mech, "name", None) != "laplace" or not 1 <= count <= MAX_COUNT:
-        raise MalformedCertificate("evidence.pld_law certifies compose(subsample(laplace(...), rate=q), k=n) only")
-    return Fraction(mech.sensitivity) / Fraction(mech.scale), rate, count
+    base = _base_of(mech)
+    if base is None or not 1 <= count <= MAX_COUNT:
+        raise MalformedCertificate("evidence.pld_law certifies compose(subsample(M, rate=q), k=n) for M one of "
+                                   f"{', '.join(BASES)} only")
+    return base, rate, count
+
+
+class _Base:
+    """A symmetric base pair: atoms (loss, P-mass, Q-mass) and, for Laplace, a continuous
+    part; balls are made when asked for, at the working precision of the caller."""
+
+    def __init__(self, kind: str, value: Fraction) -> None:
+        self.kind, self.value = kind, value  # ("laplace", a), ("rr", r) or ("pure", ε0)
+
+    def tails(self, w: arb | None) -> tuple[arb, arb]:
+        """(P, Q)-mass of the continuous part with loss > w (None: all of it); 0 for an atom law."""
+        if self.kind != "laplace":
+            return arb(0), arb(0)
+        a = to_ball(self.value)
+        x = arb(1) if w is None else clip01((1 - w / a) / 2)
+        return (1 - (-x * a).exp()) / 2, (((x - 1) * a).exp() - (-a).exp()) / 2
+
+    def atoms(self) -> list[tuple[Fraction | arb, arb, arb]]:
+        v = self.value
+        if self.kind == "laplace":
+            e = (-to_ball(v)).exp() / 2
+            return [(v, arb(1) / 2, e), (-v, e, arb(1) / 2)]
+        if self.kind == "rr":  # r = max(p, 1 − p) >= 1/2
+            if v == Fraction(1, 2):
+                return [(Fraction(0), arb(1), arb(1))]
+            hi, lo = to_ball(v), to_ball(1 - v)
+            return [((hi / lo).log(), hi, lo), (-(hi / lo).log(), lo, hi)]
+        if v == 0:  # pure_dp(0)
+            return [(Fraction(0), arb(1), arb(1))]
+        w = to_ball(v).exp()
+        return [(v, w / (1 + w), 1 / (1 + w)), (-v, 1 / (1 + w), w / (1 + w))]
+
+
+def _base_of(m: Any) -> _Base | None:
+    name = getattr(m, "name", None)
+    if name == "laplace":
+        return _Base("laplace", Fraction(m.sensitivity) / Fraction(m.scale))
+    if name == "randomized_response":
+        return _Base("rr", max(Fraction(m.p), 1 - Fraction(m.p)))
+    if name in ("pure_dp", "approx_dp") and Fraction(m.params.get("delta", 0)) == 0:
+        return _Base("pure", Fraction(m.eps))
+    return None
 
 
 class _Law:
-    """The loss law of one relation (sign +1 remove, −1 add) of subsample(Laplace(a), γ)."""
+    """The loss law of one relation (sign +1 remove, −1 add) of subsample(base, γ)."""
 
-    def __init__(self, a: Fraction, gamma: Fraction, sign: int) -> None:
-        self.a, self.gamma, self.sign, self.a_exact = to_ball(a), to_ball(gamma), sign, a
+    def __init__(self, base: _Base, gamma: Fraction, sign: int) -> None:
+        self.base, self.gamma, self.sign = base, to_ball(gamma), sign
         self.sub = gamma < 1
 
     def _base_tails(self, w: arb | None) -> tuple[arb, arb]:
-        """(P, Q)-mass of the Laplace pair's continuous part with loss > w (None: all)."""
-        a = self.a
-        x = arb(1) if w is None else clip01((1 - w / a) / 2)
-        return (1 - (-x * a).exp()) / 2, (((x - 1) * a).exp() - (-a).exp()) / 2
+        return self.base.tails(w)
 
     def tails(self, w: Fraction | None) -> tuple[arb, arb]:
         """(P, Q)-mass of this law's continuous part with loss > w (None: all of it)."""
@@ -115,16 +168,22 @@ class _Law:
         return bp, c * bp + g * bq
 
     def atoms(self) -> list[tuple[Fraction | arb, arb, arb]]:
-        """(loss, P-mass, Q-mass) of the atoms (the Laplace atoms ±a, mapped; exact
-        losses without subsampling)."""
-        a = self.a
-        base = [(a, arb(1) / 2, (-a).exp() / 2), (-a, (-a).exp() / 2, arb(1) / 2)]
+        """(loss, P-mass, Q-mass) of the atoms: the base's, mapped by g (remove) or −g(−·)
+        (add); a loss 0 stays exactly 0 (g(0) = 0), exact losses stay exact without
+        subsampling."""
+        base = self.base.atoms()
         if not self.sub:
-            return [(self.a_exact, p, q) if ell is a else (-self.a_exact, p, q) for ell, p, q in base]
+            return list(base)
         g, c = self.gamma, 1 - self.gamma
-        if self.sign > 0:
-            return [((c + g * ell.exp()).log(), g * p + c * q, q) for ell, p, q in base]
-        return [(-(c + g * (-ell).exp()).log(), p, c * p + g * q) for ell, p, q in base]
+        out: list[tuple[Fraction | arb, arb, arb]] = []
+        for ell, p, q in base:
+            zero = isinstance(ell, Fraction) and ell == 0
+            b = to_ball(ell)
+            if self.sign > 0:
+                out.append((Fraction(0) if zero else (c + g * b.exp()).log(), g * p + c * q, q))
+            else:
+                out.append((Fraction(0) if zero else -(c + g * (-b).exp()).log(), p, c * p + g * q))
+        return out
 
 
 def one_step(law: _Law, h: Fraction, bits: int, i_lo: int, i_hi: int) -> tuple[int, list[int], int]:
@@ -165,12 +224,12 @@ def upper_plds(mech: Any, ev: Mapping[str, Any], prec: int) -> dict[int, tuple[i
     """Both relations' composed upper PLDs from ``evidence.pld_law`` (raises PrecisionError
     when an atom cannot be placed at this precision)."""
     h, bits, tau, ranges = parse_evidence(ev)
-    a, gamma, count = subsampled_laplace(mech)
+    base, gamma, count = subsampled_base(mech)
     tau_units = int(tau * (1 << bits))
     out = {}
     with working_precision(max(prec, bits + 64)):
         for sign, (i_lo, i_hi) in ranges.items():
-            out[sign] = compose(one_step(_Law(a, gamma, sign), h, bits, i_lo, i_hi), count, bits, tau_units)
+            out[sign] = compose(one_step(_Law(base, gamma, sign), h, bits, i_lo, i_hi), count, bits, tau_units)
     return out
 
 
@@ -254,6 +313,9 @@ def one_step_lower(law: _Law, h: Fraction, bits: int, shift: Fraction, i_lo: int
     bounds = [(i_lo + j + Fraction(1, 2) + shift) * h for j in range(-1, n)]
     first, last = bounds[0], bounds[-1]
     atoms = law.atoms()
+    if any(idx >= len(atoms) for idx, _, _ in regions):
+        raise MalformedCertificate(f"evidence.pld_law_lower: a region names atom {max(i for i, _, _ in regions)}; "
+                                   f"this mechanism's law has {len(atoms)} atom(s)")
     regs = [(idx, max(u, first), min(v, last)) for idx, u, v in regions]
     regs = [(idx, u, v) for idx, u, v in regs if u < v]
     cuts = sorted(set(bounds) | {x for _, u, v in regs for x in (u, v)})
@@ -308,12 +370,12 @@ def delta_lower(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> a
     """A ball whose lower end bounds δ_M(ε) from below: the larger of the two relations'
     F_ε of their composed dominated PLDs (``evidence.pld_law_lower``)."""
     h, bits, tau, shift, rels = parse_lower_evidence(ev)
-    a, gamma, count = subsampled_laplace(mech)
+    base, gamma, count = subsampled_base(mech)
     tau_units = int(tau * (1 << bits))
     best = arb(0)
     with working_precision(max(prec, bits + 64)):
         for sign, ((i_lo, i_hi), regions) in rels.items():
-            step = one_step_lower(_Law(a, gamma, sign), h, bits, shift, i_lo, i_hi, regions)
+            step = one_step_lower(_Law(base, gamma, sign), h, bits, shift, i_lo, i_hi, regions)
             pld = _compose_lower(step, count, bits, tau_units)
             d = lower_bound(f_eps(pld, h, bits, eps))
             best = d if d > best else best

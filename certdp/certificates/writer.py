@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from certdp.certificates.schema import FORMAT, VERSION, MalformedCertificate
 from certdp.mechanisms.format import format_number
 from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
-from certdp.errors import InputError, check_budget
+from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.numerics.ball import dyadic_to_fraction, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure, decimal_string
 from certdp.numerics.exact import exact, fraction_to_str
@@ -262,15 +262,15 @@ def law_lower_evidence(mech: Any, h: Fraction | None = None) -> dict[str, Any]:
     """Evidence ``pld_law_lower`` (:func:`certdp.certificates.check_law_pld.delta_lower`):
     the engine's grid, its cell shift, and per relation the grid range and the regions its
     lower discretisation merges the atoms with.  InputError unless the mechanism is a
-    composition of Poisson-subsampled Laplace."""
+    composition of a Poisson-subsampled mechanism in check_law_pld.BASES."""
     from certdp.analyses.accountants.discretise import LOWER_SHIFT, lower_regions  # noqa: PLC0415
-    from certdp.certificates.check_law_pld import subsampled_laplace  # noqa: PLC0415
+    from certdp.certificates.check_law_pld import subsampled_base  # noqa: PLC0415
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
     from certdp.certificates.mechs import parse  # noqa: PLC0415
 
     spec = mech.spec()
     try:
-        subsampled_laplace(parse(spec, exclude=NOT_CHECKABLE))
+        subsampled_base(parse(spec, exclude=NOT_CHECKABLE))
     except MalformedCertificate:
         raise InputError(f"certificates refuting (eps, delta)-DP of {spec} (an accountant answer) are not "
                          "supported yet") from None
@@ -290,13 +290,13 @@ def _law_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, ep
     grid or up to three halvings of it (an answer narrowed on a finer grid); None when
     the mechanism is of another form or no grid proves the answer."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-    from certdp.certificates.check_law_pld import subsampled_laplace  # noqa: PLC0415
+    from certdp.certificates.check_law_pld import subsampled_base  # noqa: PLC0415
     from certdp.certificates.checker import check  # noqa: PLC0415
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
     from certdp.certificates.mechs import parse  # noqa: PLC0415
 
     try:
-        a, gamma, _ = subsampled_laplace(parse(spec, exclude=NOT_CHECKABLE))
+        _, gamma, _ = subsampled_base(parse(spec, exclude=NOT_CHECKABLE))
     except (MalformedCertificate, InputError):
         return None
     if gamma == 1:
@@ -312,7 +312,44 @@ def _law_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, ep
             doc = envelope(claim, spec, {"pld_law": evidence}, 128)
             if check(doc).valid:
                 return doc
+    # an answer tighter than the finest grid's (the φ accountant's, for a finite pair):
+    # certify what that grid proves
+    weaker = _law_claim(spec, evidence, eps=eps, delta=delta, eps_hi=eps_hi, assumptions=assumptions)
+    if weaker is not None:
+        doc = envelope(weaker, spec, {"pld_law": evidence}, 128)
+        if check(doc).valid:
+            return doc
     return None
+
+
+def _law_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: object,
+               eps_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
+    """The ``dp`` claim the ``pld_law`` evidence itself proves (:func:`_weaker_claim`), from
+    the checker's composed PLDs (built once)."""
+    from certdp.certificates.check_law_pld import upper_plds  # noqa: PLC0415
+    from certdp.certificates.check_pld import f_eps  # noqa: PLC0415
+    from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+
+    try:
+        plds = upper_plds(parse(spec, exclude=NOT_CHECKABLE), evidence, 128)
+    except PrecisionError:
+        return None
+    h, bits = Fraction(evidence["h"]), evidence["bits"]
+
+    def bound(x: Fraction) -> arb | None:
+        with working_precision(128):
+            return _amax_balls([upper_bound(f_eps(pld, h, bits, x)) for pld in plds.values()])
+
+    return _weaker_claim(bound, eps=eps, delta=delta, eps_hi=eps_hi, assumptions=assumptions)
+
+
+def _amax_balls(xs: list[arb]) -> arb:
+    """The largest of exact balls."""
+    best = xs[0]
+    for x in xs[1:]:
+        best = x if x > best else best
+    return best
 
 
 def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",

@@ -130,12 +130,13 @@ def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_pa
                  str(tmp_path / "l.json")]) == 0  # profile-pair evidence
     assert main(["verify", str(tmp_path / "l.json")]) == 0
     capsys.readouterr()
-    # the φ accountant's answer for subsampled pure DP is narrower than the profile pair
-    # proves: the certificate claims the weaker eps the checker re-derives, and the output
-    # says so (subsampled Laplace has its own per-relation evidence, pld_law)
+    # the φ accountant's answer for subsampled approximate DP (δ0 > 0: no per-relation
+    # evidence yet) is narrower than the profile pair proves: the certificate claims the
+    # weaker eps the checker re-derives, and the output says so (subsampled Laplace,
+    # randomized response and pure DP have their own per-relation evidence, pld_law)
     x = tmp_path / "x.json"
-    assert main(["profile", "compose(subsample(pure_dp(eps=1), rate=1/10), k=10)", "--delta", "1e-5", "--certificate",
-                 str(x), "--json"]) == 0
+    assert main(["profile", "compose(subsample(approx_dp(eps=1, delta=1/10000000), rate=1/10), k=10)", "--delta",
+                 "1e-5", "--certificate", str(x), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["certificate"]["weaker_than_answer"] is True
     assert Fraction(out["certificate"]["eps"]) > Fraction(out["eps"]["hi"])

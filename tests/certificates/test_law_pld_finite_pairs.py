@@ -1,0 +1,142 @@
+"""Evidence ``pld_law`` / ``pld_law_lower`` for Poisson-subsampled finite pairs —
+randomized response and pure-DP guarantees (check_law_pld) — against an independent
+truth: the exact δ(ε) of the k-fold subsampled pair, written by hand from seed 002
+Lemma 32 and Thm 11(1) and summed over the binomial loss patterns in mpmath."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from certdp.certificates.checker import check
+from certdp.certificates.schema import MalformedCertificate
+from certdp.certificates.writer import envelope, law_lower_evidence, law_pld_evidence
+from certdp.mechanisms.spec import parse_spec
+from refs import mpf
+
+
+def _base(name: str, value: Fraction) -> list[tuple]:
+    """(loss, P, Q) of the base pair, by hand: randomized response with truth
+    probability p, or the pair of an ε0-DP guarantee."""
+    if name == "rr":
+        r = max(mpf(value), 1 - mpf(value))
+        ell = mpmath.log(r / (1 - r))
+        return [(ell, r, 1 - r), (-ell, 1 - r, r)]
+    w = mpmath.exp(mpf(value))
+    return [(mpf(value), w / (1 + w), 1 / (1 + w)), (-mpf(value), 1 / (1 + w), w / (1 + w))]
+
+
+def truth(name: str, value: Fraction, gamma: Fraction, k: int, eps: Fraction) -> mpmath.mpf:
+    """max over the relations of Σ_i C(k, i)(P_a^i P_b^{k−i} − e^ε Q_a^i Q_b^{k−i})⁺."""
+    with mpmath.workdps(50):
+        g = mpf(gamma)
+        c = 1 - g
+        base = _base(name, value)
+        rem = [(mpmath.log(c + g * mpmath.exp(ell)), g * p + c * q, q) for ell, p, q in base]
+        add = [(-mpmath.log(c + g * mpmath.exp(-ell)), p, c * p + g * q) for ell, p, q in base]
+        e = mpmath.exp(mpf(eps))
+        best = mpf(0)
+        for (la, pa, qa), (lb, pb, qb) in (rem, add):
+            s = mpmath.fsum(max(0, mpmath.binomial(k, i) * (pa**i * pb**(k - i) - e * qa**i * qb**(k - i)))
+                            for i in range(k + 1))
+            best = max(best, s)
+        return best
+
+
+def atom_distance(name: str, value: Fraction, gamma: Fraction, k: int, eps: Fraction) -> float:
+    """Distance from ε to the nearest loss atom of the k-fold subsampled law (either
+    relation): a grid bound near an atom moves it across ε, which costs tightness only."""
+    g = mpf(gamma)
+    c = 1 - g
+    out = []
+    for ell, _, _ in _base(name, value):
+        for a in (mpmath.log(c + g * mpmath.exp(ell)), -mpmath.log(c + g * mpmath.exp(-ell))):
+            out.append(a)
+    rem, add = out[0::2], out[1::2]
+    atoms = [i * la + (k - i) * lb for la, lb in (rem, add) for i in range(k + 1)]
+    return float(min(abs(a - mpf(eps)) for a in atoms))
+
+
+CASES = [
+    ("subsample(randomized_response(p=3/4), rate=1/10)", "rr", Fraction(3, 4)),
+    ("subsample(randomized_response(p=1/5), rate=1/3)", "rr", Fraction(1, 5)),
+    ("subsample(pure_dp(eps=1), rate=1/10)", "pure", Fraction(1)),
+    ("subsample(approx_dp(eps=1/2, delta=0), rate=1/2)", "pure", Fraction(1, 2)),
+]
+
+
+def _doc(kind: str, spec: str, eps: Fraction, delta: Fraction, h: Fraction) -> dict:
+    mech = parse_spec(spec)
+    if kind == "dp":
+        ev = {"pld_law": law_pld_evidence(mech, h, Fraction(1, 10**14))}
+    else:
+        ev = {"pld_law_lower": law_lower_evidence(mech, h)}
+    return envelope({"kind": kind, "eps": str(eps), "delta": str(delta)}, mech.spec(), ev, 128)
+
+
+@pytest.mark.parametrize("spec, name, value", CASES)
+@pytest.mark.parametrize("k, eps", [(1, Fraction(1, 50)), (6, Fraction(1, 5)), (6, Fraction(1, 2))])
+def test_upper_and_lower_bounds_bracket_the_exact_delta(spec, name, value, k, eps):
+    gamma = parse_spec(spec).rate
+    t = truth(name, value, Fraction(gamma), k, eps)
+    assert t > 0
+    full = spec if k == 1 else f"compose({spec}, k={k})"
+    h = Fraction(1, 512)
+    with mpmath.workdps(40):
+        below = Fraction(mpmath.nstr(t * (1 - mpf("1e-9")), 35))
+        above = Fraction(mpmath.nstr(t * (1 + mpf("1e-9")), 35))
+        far_above = Fraction(mpmath.nstr(t * (1 + mpf("1e-2")), 35))
+        far_below = Fraction(mpmath.nstr(t * (1 - mpf("5e-2")), 35))
+    # (ε, δ)-DP with δ below the truth is false: never proved; 1 % above is proved
+    assert not check(_doc("dp", full, eps, below, h)).valid
+    assert check(_doc("dp", full, eps, far_above, h)).valid
+    # a refutation of δ above the truth is false: never proved; 5 % below is refuted
+    # (when no atom lies within the k grid steps a lower bound may move it: tightness only)
+    assert not check(_doc("not_dp", full, eps, above, h)).valid
+    if atom_distance(name, value, Fraction(gamma), k, eps) > 2 * k * float(h):
+        assert check(_doc("not_dp", full, eps, far_below, h)).valid
+
+
+def test_profile_answer_is_certified_at_its_own_upper_end(tmp_path):
+    """The φ accountant's answer (an exact finite-pair route) is certified as it is, no
+    longer the weaker profile-pair bound (1.539 against the truth 1.5089388673)."""
+    f = tmp_path / "c.json"
+    out = subprocess.run([sys.executable, "-m", "certdp", "profile",
+                          "compose(subsample(randomized_response(p=3/4), rate=1/10), k=10)", "--delta", "1e-5",
+                          "--certificate", str(f)], capture_output=True, text=True)
+    assert out.returncode == 0 and "weaker" not in out.stdout, out.stdout + out.stderr
+    import json  # noqa: PLC0415
+
+    doc = json.loads(f.read_text())
+    assert "pld_law" in doc["evidence"]
+    eps = Fraction(doc["claim"]["eps"])
+    # the exact ε*(1e-5) by bisection on the binomial truth (50 digits)
+    with mpmath.workdps(50):
+        star = mpmath.findroot(lambda e: truth("rr", Fraction(3, 4), Fraction(1, 10), 10, Fraction(str(e)))
+                               - mpf("1e-5"), (mpf("1.4"), mpf("1.6")), solver="bisect", tol=mpf(10) ** -30)
+    assert mpf(eps) >= star and eps - Fraction(str(star)) < Fraction(1, 10**8)
+    below = dict(doc, claim=dict(doc["claim"], eps=mpmath.nstr(star - mpf("1e-9"), 20)))
+    assert not check(below).valid
+
+
+@pytest.mark.parametrize("spec", ["subsample(approx_dp(eps=1, delta=1/100), rate=1/10)",
+                                  "subsample(gaussian(sigma=1), rate=1/10)"])
+def test_other_bases_are_refused(spec):
+    doc = _doc("dp", "subsample(pure_dp(eps=1), rate=1/10)", Fraction(1, 10), Fraction(1, 10), Fraction(1, 256))
+    doc["mechanism"] = spec
+    with pytest.raises(MalformedCertificate, match="pld_law certifies"):
+        check(doc)
+
+
+def test_a_region_naming_a_missing_atom_is_refused():
+    # pure_dp(eps=0) has one atom (loss 0): a region for atom 1 is refused with a message, not a traceback
+    doc = _doc("not_dp", "subsample(pure_dp(eps=1), rate=1/10)", Fraction(1, 10), Fraction(1, 10**6),
+               Fraction(1, 256))
+    doc["mechanism"] = "subsample(pure_dp(eps=0), rate=1/10)"
+    doc["evidence"]["pld_law_lower"]["remove"]["regions"] = [[1, "0", "1/256"]]
+    res = check(doc)
+    assert not res.valid and "names atom 1" in str(res)
