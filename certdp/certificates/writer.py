@@ -15,7 +15,7 @@ from certdp.certificates.schema import FORMAT, VERSION, MalformedCertificate
 from certdp.mechanisms.format import format_number
 from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.ball import dyadic_to_fraction, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure, decimal_string
 from certdp.numerics.exact import exact, fraction_to_str
 
@@ -198,6 +198,9 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
 PROFILE_TAIL = Fraction(1, 10**18)
 PROFILE_BITS = 96
 PROFILE_TAU = Fraction(1, 10**16)
+#: ... or until it falls by less than this fraction over 256 grid steps (a profile with
+#: mass at +∞ never falls below it; any stopping point is sound, the rest goes to +∞)
+PROFILE_FLAT = Fraction(1, 10**6)
 
 
 def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
@@ -225,6 +228,8 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
             D += profile_samples(base, h, tuple(range(i, i + 256)))
             if D[-1] == 0 or upper_bound(D[-1]) <= to_ball(PROFILE_TAIL) or len(D) >= MAX_GRID // 2:
                 break
+            if len(D) > 256 and not upper_bound(D[-1]) < lower_bound(D[-257]) * (1 - to_ball(PROFILE_FLAT)):
+                break  # flat over 256 grid steps: the mass at +∞ (δ0 > 0); the rest goes there
             i += 256
         last = next((j for j, v in enumerate(D) if v == 0 or v <= to_ball(PROFILE_TAIL)), len(D) - 1)
         chain = _hull_breakpoints(D[:last + 1], h)
