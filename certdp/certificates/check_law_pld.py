@@ -15,6 +15,7 @@ Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν
     clip((1 − w/a)/2, 0, 1): P-mass (1 − e^{−a x_w})/2, Q-mass (e^{(x_w − 1)a} − e^{−a})/2;
   - randomized_response(p), r = max(p, 1 − p) (seed 002 Lemma 32): atoms ±log(r/(1 − r))
     with P-masses r, 1 − r (Q-masses swapped); one atom at 0 when r = 1/2;
+  - discrete_laplace(t, Δ): the Δ + 1 exact atoms of :class:`certdp.certificates.mechs.DiscreteLaplace`;
   - pure_dp(ε0) (approx_dp with δ0 = 0): the randomized-response pair of the guarantee,
     atoms ±ε0 with P-masses e^{ε0}/(1 + e^{ε0}), 1/(1 + e^{ε0}) (seed 002 Lemma 32; it
     dominates every ε0-DP mechanism, so the claim holds for the guarantee).
@@ -74,7 +75,7 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, dict[int, tuple[in
 
 
 #: The bases this evidence takes (the module doc gives their pairs).
-BASES = ("laplace", "randomized_response", "pure_dp", "approx_dp with delta = 0")
+BASES = ("laplace", "discrete_laplace", "randomized_response", "pure_dp", "approx_dp with delta = 0")
 
 
 def subsampled_base(mech: Any) -> tuple["_Base", Fraction, int]:
@@ -98,8 +99,8 @@ class _Base:
     """A symmetric base pair: atoms (loss, P-mass, Q-mass) and, for Laplace, a continuous
     part; balls are made when asked for, at the working precision of the caller."""
 
-    def __init__(self, kind: str, value: Fraction) -> None:
-        self.kind, self.value = kind, value  # ("laplace", a), ("rr", r) or ("pure", ε0)
+    def __init__(self, kind: str, value: Fraction, mech: Any = None) -> None:
+        self.kind, self.value, self.mech = kind, value, mech  # ("laplace", a), ("rr", r), ("pure", ε0), ("dl", 0, m)
 
     def tails(self, w: arb | None) -> tuple[arb, arb]:
         """(P, Q)-mass of the continuous part with loss > w (None: all of it); 0 for an atom law."""
@@ -111,6 +112,8 @@ class _Base:
 
     def atoms(self) -> list[tuple[Fraction | arb, arb, arb]]:
         v = self.value
+        if self.kind == "dl":  # the mechanism's own Δ + 1 exact atoms (mechs.DiscreteLaplace)
+            return self.mech.atoms(lambda x: x.exp(), arb(1))
         if self.kind == "laplace":
             e = (-to_ball(v)).exp() / 2
             return [(v, arb(1) / 2, e), (-v, e, arb(1) / 2)]
@@ -131,6 +134,8 @@ def _base_of(m: Any) -> _Base | None:
         return _Base("laplace", Fraction(m.sensitivity) / Fraction(m.scale))
     if name == "randomized_response":
         return _Base("rr", max(Fraction(m.p), 1 - Fraction(m.p)))
+    if name == "discrete_laplace":
+        return _Base("dl", Fraction(0), m)
     if name in ("pure_dp", "approx_dp") and Fraction(m.params.get("delta", 0)) == 0:
         return _Base("pure", Fraction(m.eps))
     return None

@@ -77,6 +77,7 @@ PARAMS: dict[str, tuple[tuple[str, str, Any], ...]] = {
     "gaussian": (("sigma", "number", _REQ), ("sensitivity", "number", 1)),
     "gaussian_dp": (("mu", "number", _REQ),),
     "randomized_response": (("p", "number", _REQ),),
+    "discrete_laplace": (("scale", "number", _REQ), ("sensitivity", "integer", 1)),
     "pure_dp": (("eps", "number", _REQ),),
     "approx_dp": (("eps", "number", _REQ), ("delta", "number", _REQ)),
     "subsample": (("mechanism", "mechanism", _REQ), ("rate", "number", _REQ)),
@@ -291,6 +292,37 @@ class RandomizedResponse(Mech):
     def point(self, eps: arb) -> arb:
         q = max(self.p, 1 - self.p)
         return _positive_part(to_ball(q) - to_ball(1 - q) * eps.exp())
+
+
+class DiscreteLaplace(Mech):
+    """P(x) ∝ e^{−|x|/t} on the integers, integer sensitivity Δ: with r = e^{−1/t},
+    c = (1 − r)/(1 + r) the loss (|x − Δ| − |x|)/t takes Δ + 1 values — Δ/t (P-mass
+    1/(1 + r), Q-mass r^Δ/(1 + r)), −Δ/t (swapped) and (Δ − 2x)/t for 0 < x < Δ (c r^x,
+    c r^{Δ−x}) — and δ(ε) = Σ (P − e^ε Q)⁺ over them (Canonne, Kamath & Steinke 2020 §2)."""
+
+    def check(self) -> None:
+        if self.scale <= 0 or not 1 <= self.sensitivity <= 1000:
+            raise InputError("discrete_laplace: need scale > 0 and an integer sensitivity in [1, 1000]")
+
+    def atoms(self, exp: Any, one: Any) -> list[tuple[Fraction, Any, Any]]:
+        """(loss, P-mass, Q-mass), the engine's order; ``exp`` is sympy.exp or a ball exp."""
+        d, t = int(self.sensitivity), Fraction(self.scale)
+        r = exp(-one / (_q(t) if exp is sympy.exp else to_ball(t)))
+        c = (1 - r) / (1 + r)
+        out = [(Fraction(d) / t, 1 / (1 + r), r**d / (1 + r)), (-Fraction(d) / t, r**d / (1 + r), 1 / (1 + r))]
+        return out + [(Fraction(d - 2 * x) / t, c * r**x, c * r**(d - x)) for x in range(1, d)]
+
+    def profile(self) -> sympy.Expr:
+        return sympy.Add(*[sympy.Max(p - q * sympy.exp(EPS), 0)
+                           for ell, p, q in self.atoms(sympy.exp, sympy.Integer(1)) if ell > 0])
+
+    def point(self, eps: arb) -> arb:
+        e = eps.exp()
+        tot = arb(0)
+        for ell, p, q in self.atoms(lambda x: x.exp(), arb(1)):
+            if ell > 0:
+                tot += _positive_part(p - e * q)
+        return tot
 
 
 class ApproxDP(Mech):
@@ -559,6 +591,7 @@ class NaiveFamily(Mech):
 TABLE: dict[str, type[Mech]] = {
     "laplace": Laplace, "gaussian": Gaussian, "gaussian_dp": GaussianDP,
     "randomized_response": RandomizedResponse, "pure_dp": ApproxDP, "approx_dp": ApproxDP,
+    "discrete_laplace": DiscreteLaplace,
     "subsample": Subsample, "compose": Compose, "clip_reify": ClipReify, "profile": UserProfile,
     "sgd": NaiveFamily, "icea": NaiveFamily,
 }

@@ -19,9 +19,17 @@ from certdp.mechanisms.spec import parse_spec
 from refs import mpf
 
 
-def _base(name: str, value: Fraction) -> list[tuple]:
+def _base(name: str, value) -> list[tuple]:
     """(loss, P, Q) of the base pair, by hand: randomized response with truth
-    probability p, or the pair of an ε0-DP guarantee."""
+    probability p, the pair of an ε0-DP guarantee, or discrete Laplace (t, Δ) from its
+    pmf e^{−|x|/t}(1 − r)/(1 + r), r = e^{−1/t}, summed over the integers x by loss
+    (|x − Δ| − |x|)/t (x <= 0 and x >= Δ as geometric series)."""
+    if name == "dl":
+        t, d = mpf(value[0]), value[1]
+        r = mpmath.exp(-1 / t)
+        pmf = lambda x: (1 - r) / (1 + r) * r ** abs(x)  # noqa: E731
+        out = [(d / t, 1 / (1 + r), r**d / (1 + r)), (-d / t, r**d / (1 + r), 1 / (1 + r))]
+        return out + [((d - 2 * x) / t, pmf(x), pmf(x - d)) for x in range(1, d)]
     if name == "rr":
         r = max(mpf(value), 1 - mpf(value))
         ell = mpmath.log(r / (1 - r))
@@ -40,11 +48,22 @@ def truth(name: str, value: Fraction, gamma: Fraction, k: int, eps: Fraction) ->
         add = [(-mpmath.log(c + g * mpmath.exp(-ell)), p, c * p + g * q) for ell, p, q in base]
         e = mpmath.exp(mpf(eps))
         best = mpf(0)
-        for (la, pa, qa), (lb, pb, qb) in (rem, add):
-            s = mpmath.fsum(max(0, mpmath.binomial(k, i) * (pa**i * pb**(k - i) - e * qa**i * qb**(k - i)))
-                            for i in range(k + 1))
+        for law in (rem, add):
+            s = mpmath.fsum(max(0, c * (p - e * q)) for c, p, q in _patterns(law, k))
             best = max(best, s)
         return best
+
+
+def _patterns(law: list[tuple], k: int):
+    """(multinomial coefficient, P, Q) of every count vector of the k-fold product law."""
+    for cs in _counts(k, len(law)):
+        coef = mpmath.factorial(k)
+        p = q = mpf(1)
+        for c, (_, pa, qa) in zip(cs, law):
+            coef /= mpmath.factorial(c)
+            p *= pa**c
+            q *= qa**c
+        yield coef, p, q
 
 
 def atom_distance(name: str, value: Fraction, gamma: Fraction, k: int, eps: Fraction) -> float:
@@ -52,13 +71,23 @@ def atom_distance(name: str, value: Fraction, gamma: Fraction, k: int, eps: Frac
     relation): a grid bound near an atom moves it across ε, which costs tightness only."""
     g = mpf(gamma)
     c = 1 - g
+    base = [ell for ell, _, _ in _base(name, value)]
+    rem = [(mpmath.log(c + g * mpmath.exp(ell)), 1, 1) for ell in base]
+    add = [(-mpmath.log(c + g * mpmath.exp(-ell)), 1, 1) for ell in base]
     out = []
-    for ell, _, _ in _base(name, value):
-        for a in (mpmath.log(c + g * mpmath.exp(ell)), -mpmath.log(c + g * mpmath.exp(-ell))):
-            out.append(a)
-    rem, add = out[0::2], out[1::2]
-    atoms = [i * la + (k - i) * lb for la, lb in (rem, add) for i in range(k + 1)]
-    return float(min(abs(a - mpf(eps)) for a in atoms))
+    for law in (rem, add):
+        for cs in _counts(k, len(law)):
+            out.append(abs(sum(n * ell for n, (ell, _, _) in zip(cs, law)) - mpf(eps)))
+    return float(min(out))
+
+
+def _counts(left: int, slots: int):
+    if slots == 1:
+        yield (left,)
+        return
+    for i in range(left + 1):
+        for rest in _counts(left - i, slots - 1):
+            yield (i, *rest)
 
 
 CASES = [
@@ -66,6 +95,8 @@ CASES = [
     ("subsample(randomized_response(p=1/5), rate=1/3)", "rr", Fraction(1, 5)),
     ("subsample(pure_dp(eps=1), rate=1/10)", "pure", Fraction(1)),
     ("subsample(approx_dp(eps=1/2, delta=0), rate=1/2)", "pure", Fraction(1, 2)),
+    ("subsample(discrete_laplace(scale=1/2, sensitivity=3), rate=1/4)", "dl", (Fraction(1, 2), 3)),
+    ("subsample(discrete_laplace(scale=3/2), rate=1/10)", "dl", (Fraction(3, 2), 1)),
 ]
 
 
@@ -94,11 +125,13 @@ def test_upper_and_lower_bounds_bracket_the_exact_delta(spec, name, value, k, ep
     # (ε, δ)-DP with δ below the truth is false: never proved; 1 % above is proved
     assert not check(_doc("dp", full, eps, below, h)).valid
     assert check(_doc("dp", full, eps, far_above, h)).valid
-    # a refutation of δ above the truth is false: never proved; 5 % below is refuted
-    # (when no atom lies within the k grid steps a lower bound may move it: tightness only)
-    assert not check(_doc("not_dp", full, eps, above, h)).valid
-    if atom_distance(name, value, Fraction(gamma), k, eps) > 2 * k * float(h):
-        assert check(_doc("not_dp", full, eps, far_below, h)).valid
+    # a refutation of δ above the truth is false: never proved; 5 % below is refuted on a
+    # finer grid, unless an atom lies within 25k grid steps of ε (the lower bound moves
+    # each step's atoms down by up to h: a relative loss of about kh over the distance)
+    fine = Fraction(1, 4096)
+    assert not check(_doc("not_dp", full, eps, above, fine)).valid
+    if atom_distance(name, value, Fraction(gamma), k, eps) > 25 * k * float(fine):
+        assert check(_doc("not_dp", full, eps, far_below, fine)).valid
 
 
 def test_profile_answer_is_certified_at_its_own_upper_end(tmp_path):
@@ -140,3 +173,22 @@ def test_a_region_naming_a_missing_atom_is_refused():
     doc["evidence"]["pld_law_lower"]["remove"]["regions"] = [[1, "0", "1/256"]]
     res = check(doc)
     assert not res.valid and "names atom 1" in str(res)
+
+
+@pytest.mark.parametrize("t, d, eps", [(Fraction(1), 1, Fraction(1, 2)), (Fraction(1, 2), 3, Fraction(5)),
+                                       (Fraction(2), 2, Fraction(1, 10))])
+def test_discrete_laplace_closed_form_in_the_checker(t, d, eps):
+    """The checker's own discrete Laplace profile against the sum over its atoms by hand."""
+    spec = f"discrete_laplace(scale={t}, sensitivity={d})"
+    with mpmath.workdps(40):
+        exact_delta = mpmath.fsum(max(0, p - mpmath.exp(mpf(eps)) * q) for _, p, q in _base("dl", (t, d)))
+        below = Fraction(mpmath.nstr(exact_delta * (1 - mpf("1e-12")), 35))
+        above = Fraction(mpmath.nstr(exact_delta * (1 + mpf("1e-12")), 35))
+    doc = {"format": "certdp-certificate", "version": 1, "mechanism": spec, "precision": 128, "evidence": {},
+           "producer": "test",
+           "claim": {"kind": "dp", "eps": str(eps), "delta": str(above)}}
+    assert check(doc).valid
+    doc["claim"]["delta"] = str(below)
+    assert not check(doc).valid
+    doc["claim"]["kind"] = "not_dp"
+    assert check(doc).valid
