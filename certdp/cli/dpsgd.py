@@ -93,8 +93,15 @@ def _run(args: argparse.Namespace) -> int:
                          "give a finer --grid)")
         guide = res.settings.get("upper_accuracy_guide")
         if guide is not None:
-            lines.append(f"  upper end only, on the grid predicted to put it within {args.width} of the truth "
-                         "(certified upper bound; the distance is a guide, no lower end measures it)")
+            pred = res.settings.get("upper_accuracy_predicted", "unknown")
+            if pred == "unknown":
+                where = "on the automatic grid (no prediction of its distance to the truth for this σ)"
+            elif Fraction(pred) <= Fraction(guide):
+                where = f"on the grid predicted to put it within {args.width} of the truth"
+            else:
+                where = f"on the finest grid allowed; its predicted distance to the truth, {pred}, exceeds {args.width}"
+            lines.append(f"  upper end only, {where} (certified upper bound; the distance is a guide, "
+                         "no lower end measures it)")
         if res.mu is not None:
             if res.residual.hi == 0:
                 lines.append(f"  strict μ-GDP (no residual): μ ∈ {res.mu}, the trade-off curve is exactly f_μ")

@@ -153,3 +153,14 @@ def test_dpsgd_upper_only_width_needs_an_eps_answer(capsys):
     assert main(["dpsgd", "--noise", "2", "--sample-rate", "0.001", "--steps", "10000", "--delta", "1e-5",
                  "--upper-only", "--width", "0.005"]) == 0
     assert "upper end only" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("width, says", [("1e-400", "on the finest grid allowed"), ("1e400", "predicted to put it within"),
+                                         ("1/100", "predicted to put it within")])
+def test_dpsgd_upper_only_width_says_whether_the_prediction_meets_it(capsys, width, says):
+    # an unreachable request ends on the finest grid and says so (with the predicted
+    # distance); 1e400 is an exact number, compared exactly (it overflowed a float)
+    code = main(["dpsgd", "--noise", "9.4", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5",
+                 "--upper-only", "--width", width])
+    out = capsys.readouterr().out
+    assert code == 0 and says in out

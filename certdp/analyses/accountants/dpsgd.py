@@ -161,6 +161,9 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         settings["width_target"] = str(w_target)
     if w_req is not None and not two_sided:
         settings["upper_accuracy_guide"] = str(w_req)  # a guide: no lower end measures it
+        clamp = lambda x: float(min(max(x, Fraction(1, 10**300)), Fraction(10**300)))  # noqa: E731
+        pw = predicted_width(acc.h, s, q, T, clamp(target))
+        settings["upper_accuracy_predicted"] = "unknown" if math.isnan(pw) else f"{pw:.3g}"
     if mu:
         settings["residual"] = str(rep.residual_exact)  # the exact η the μ report proves
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
@@ -212,18 +215,31 @@ def _clt_eps_f(s: Fraction, q: Fraction, T: int, delta: float) -> float:
 WIDTH_MODEL = 0.12
 
 
-def _grid_for_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float, width: float,
-                    share: float = 0.5) -> Fraction:
-    """The coarsest grid h·2^j (j from −MAX_REFINE, no coarser than DEFAULT_H) whose
-    predicted width (WIDTH_MODEL, CLT ε) is at most ``share`` of the requested one; h
-    itself when nothing predicts (a guide only: the refinement loop checks the width
-    reached)."""
-    from certdp.analyses.accountants.pld import DEFAULT_H  # noqa: PLC0415
-
+def predicted_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float) -> float:
+    """Float guide: the width WIDTH_MODEL·(h/spread)²·ε of a two-sided ε answer on the grid
+    h (ε the CLT estimate); nan when nothing predicts (a tiny σ, no CLT ε)."""
     inv = 1 / float(s) ** 2
     eps = _clt_eps_f(s, q, T, delta)
     if inv > 700 or not eps > 0:
+        return math.nan
+    return WIDTH_MODEL * (float(h) / (float(q) * math.sqrt(math.expm1(inv)))) ** 2 * eps
+
+
+def _grid_for_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float, width: float,
+                    share: float = 0.5) -> Fraction:
+    """The coarsest grid h·2^j (j from −MAX_REFINE, no coarser than DEFAULT_H) whose
+    :func:`predicted_width` is at most ``share`` of the requested one; h itself when
+    nothing predicts (a guide only: the refinement loop checks the width reached)."""
+    from certdp.analyses.accountants.pld import DEFAULT_H  # noqa: PLC0415
+
+    if math.isnan(predicted_width(h, s, q, T, delta)):
         return h
+    finest = h / 2**MAX_REFINE
+    while h > finest and predicted_width(h, s, q, T, delta) > width * share:
+        h /= 2
+    while 2 * h <= DEFAULT_H and predicted_width(2 * h, s, q, T, delta) <= width * share:
+        h *= 2
+    return h
     spread = float(q) * math.sqrt(math.expm1(inv))
     finest = h / 2**MAX_REFINE
     while h > finest and WIDTH_MODEL * (float(h) / spread) ** 2 * eps > width * share:
