@@ -4,6 +4,7 @@
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from certdp.analyses.dispatch import default_width, eps_of
 from certdp.mechanisms.spec import parse_spec
@@ -32,3 +33,18 @@ def test_main_example_is_refined_by_default():
     ans = eps_of(parse_spec("dpsgd(noise=0.6, rate=256/60000, steps=7031)"), "1e-5")
     assert ans.enclosure.hi_exact - ans.enclosure.lo_exact <= Fraction(2, 100)
     assert ans.enclosure.lo_exact <= Fraction("7.69003") <= ans.enclosure.hi_exact
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=Fraction(1, 10**40), max_value=Fraction(10**40)))
+def test_default_width_is_rounded_down_to_three_digits(w):
+    # a stricter target that prints short: d·10^e <= w with 100 <= d < 1000
+    from certdp.analyses.accountants.base import _three_digits_down  # noqa: PLC0415
+
+    r = _three_digits_down(w)
+    assert 0 < r <= w and w - r < w / 100
+    k = 0
+    while (r * 10**k).denominator != 1:
+        k += 1
+    digits = str(r.numerator * 10**k // r.denominator).rstrip("0")
+    assert len(digits) <= 3

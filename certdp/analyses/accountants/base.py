@@ -41,9 +41,24 @@ RELATIONS: tuple[Relation, Relation] = ("add", "remove")
 
 def default_width(enc: Enclosure, is_eps: bool = True) -> Fraction:
     """The width an answer is refined to without a request (issue 16): at most 1 % of
-    its upper end, and for ε also at most max(0.02, 0.1 % of it)."""
+    its upper end, and for ε also at most max(0.02, 0.1 % of it) — rounded down to three
+    significant digits (a stricter target that prints short: 0.00164, not a 90-digit ratio)."""
     hi = enc.hi_exact
-    return min(hi / 100, max(Fraction(1, 50), hi / 1000)) if is_eps else hi / 100
+    w = min(hi / 100, max(Fraction(1, 50), hi / 1000)) if is_eps else hi / 100
+    return _three_digits_down(w)
+
+
+def _three_digits_down(w: Fraction) -> Fraction:
+    """The largest d·10^e <= w with d < 1000 an integer (w itself when it is 0)."""
+    if w <= 0:
+        return w
+    e = len(str(w.numerator)) - len(str(w.denominator)) - 3
+    while Fraction(10) ** (e + 3) <= w:
+        e += 1
+    while Fraction(10) ** (e + 2) > w:
+        e -= 1
+    unit = Fraction(10) ** e
+    return (w // unit) * unit
 
 
 def halvings(width: Fraction, target: Fraction, ratio: float) -> int:
