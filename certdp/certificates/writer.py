@@ -131,13 +131,18 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
 def _upper_dp_claims(eps: object, delta: object, eps_hi: "Enclosure | None", delta_hi: "Enclosure | None",
                      assumptions: tuple[str, ...]) -> list[dict[str, Any]]:
     """The ``dp`` claims at an answer's upper end rounded up to 12, 10, 8 and 6 digits
-    (the writer keeps the first the checker proves)."""
+    (the writer keeps the first the checker proves) — first, for an enclosure of a
+    decimal target (the audit's claimed δ, 1e-5 as a ball of radius 1e-24), that decimal
+    itself (15 digits, rounded down: the claim as stated, not 1.00000000000001e-5)."""
     out = []
-    for digits in (12, 10, 8, 6):
+    enc = eps_hi if eps_hi is not None else delta_hi
+    narrow = enc is not None and enc.hi_exact - enc.lo_exact <= enc.hi_exact / 2**60
+    for digits in ((15, 12, 10, 8, 6) if narrow else (12, 10, 8, 6)):
+        way = "down" if digits == 15 else "up"
         if eps_hi is not None:
-            e, d = decimal_string(eps_hi.hi, digits, "up"), fraction_to_str(exact(delta, "delta"))
+            e, d = decimal_string(eps_hi.hi, digits, way), fraction_to_str(exact(delta, "delta"))
         else:
-            e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, "up")
+            e, d = fraction_to_str(exact(eps, "eps")), decimal_string(delta_hi.hi, digits, way)
         claim: dict[str, Any] = {"kind": "dp", "eps": e, "delta": d}
         if assumptions:
             claim["assumptions"] = list(assumptions)

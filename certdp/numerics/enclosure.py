@@ -71,12 +71,21 @@ def decimal_string(v: arb, digits: int, direction: str, strip: bool = True) -> s
             k10 = log10.lower().floor() if towards_zero else log10.upper().ceil()
             return _power_of_ten(k10, towards_zero, negative)
         e10 = int(log10.mid().floor().unique_fmpz())  # a guess: off by one shows a digit more/less
-    work = int(digits * 3.33) + 64 + ebits  # 10^shift is rounded ~log2|shift| times
-    with working_precision(work):
-        shift = digits - 1 - e10
-        scaled = a * arb(10) ** shift if shift >= 0 else a / arb(10) ** (-shift)
-        bound = scaled.lower().floor() if towards_zero else scaled.upper().ceil()
-        k = int(bound.unique_fmpz())
+    shift = digits - 1 - e10
+    m, e = (int(x) for x in a.man_exp())
+    if abs(e) < 100_000 and abs(shift) < 100_000:
+        # exact: a = m·2^e, so a·10^shift is a ratio of integers (a ball would straddle the
+        # digit when a lies within its working precision of a decimal, e.g. the endpoint
+        # 1e-5 + 1e-81 of an exact 1e-5: 9.9999999999999e-6 instead of 1e-5)
+        num, den = (m << e, 1) if e >= 0 else (m, 1 << -e)
+        num, den = (num * 10**shift, den) if shift >= 0 else (num, den * 10**-shift)
+        k = num // den if towards_zero else -(-num // den)
+    else:
+        work = int(digits * 3.33) + 64 + ebits  # 10^shift is rounded ~log2|shift| times
+        with working_precision(work):
+            scaled = a * arb(10) ** shift if shift >= 0 else a / arb(10) ** (-shift)
+            bound = scaled.lower().floor() if towards_zero else scaled.upper().ceil()
+            k = int(bound.unique_fmpz())
     exp10 = e10 - digits + 1
     s = str(k)
     # strip trailing zeros into the exponent

@@ -192,3 +192,25 @@ def test_discrete_laplace_closed_form_in_the_checker(t, d, eps):
     assert not check(doc).valid
     doc["claim"]["kind"] = "not_dp"
     assert check(doc).valid
+
+
+def test_audit_certificate_states_the_confirmed_claim_itself(tmp_path):
+    # a confirmed (ε, δ) claim is certified as stated (δ = 1e-5, not 1.00000000000001e-5),
+    # a refuted one as its negation, for a subsampled finite pair and discrete Laplace
+    claims = tmp_path / "c.toml"
+    claims.write_text(
+        '[[claim]]\nid = "rr-true"\nmechanism = "compose(subsample(randomized_response(p=3/4), rate=1/10), k=10)"\n'
+        'kind = "dp"\neps = "1.51"\ndelta = "1e-5"\n\n'
+        '[[claim]]\nid = "dl-false"\n'
+        'mechanism = "compose(subsample(discrete_laplace(scale=1/2, sensitivity=3), rate=1/10), k=10)"\n'
+        'kind = "dp"\neps = "20"\ndelta = "1e-5"\n')
+    out = subprocess.run([sys.executable, "-m", "certdp", "audit", str(claims), "--certificates",
+                          str(tmp_path / "certs")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    import json  # noqa: PLC0415
+
+    docs = {p.name.split("-")[0] + "-" + p.name.split("-")[1]: json.loads(p.read_text())
+            for p in (tmp_path / "certs").iterdir()}
+    assert docs["rr-true"]["claim"] == {"kind": "dp", "eps": "151/100", "delta": "0.00001"}
+    assert docs["dl-false"]["claim"]["kind"] == "not_dp" and "pld_law_lower" in docs["dl-false"]["evidence"]
+    assert all(check(d).valid for d in docs.values())

@@ -99,3 +99,19 @@ def test_pickle_round_trip_is_exact():
     for enc in (delta_mu(1, 1), Enclosure.exact(0), Enclosure.exact("-2.5"), delta_mu("0.001", 10000)):
         back = pickle.loads(pickle.dumps(enc))
         assert back == enc and back.lo == enc.lo and back.hi == enc.hi
+
+
+def test_decimal_string_is_exact_next_to_a_decimal():
+    # the endpoints of an exact 1e-5 lie 1e-81 from it, far below any working precision:
+    # rounding them must still see which side of 1e-5 they are on (exact integers)
+    from fractions import Fraction  # noqa: PLC0415
+
+    from certdp.numerics.enclosure import Enclosure, decimal_string  # noqa: PLC0415
+
+    e = Enclosure.exact(Fraction(1, 10**5))
+    assert e.lo_exact < Fraction(1, 10**5) < e.hi_exact
+    for digits in (6, 12, 15):
+        assert decimal_string(e.hi, digits, "down") == "0.00001"
+        assert decimal_string(e.lo, digits, "up") == "0.00001"
+        assert Fraction(decimal_string(e.hi, digits, "up")) > Fraction(1, 10**5)
+        assert Fraction(decimal_string(e.lo, digits, "down")) < Fraction(1, 10**5)
