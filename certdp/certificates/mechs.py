@@ -78,6 +78,7 @@ PARAMS: dict[str, tuple[tuple[str, str, Any], ...]] = {
     "gaussian_dp": (("mu", "number", _REQ),),
     "randomized_response": (("p", "number", _REQ),),
     "discrete_laplace": (("scale", "number", _REQ), ("sensitivity", "integer", 1)),
+    "discrete_gaussian": (("sigma", "number", _REQ), ("sensitivity", "integer", 1)),
     "pure_dp": (("eps", "number", _REQ),),
     "approx_dp": (("eps", "number", _REQ), ("delta", "number", _REQ)),
     "subsample": (("mechanism", "mechanism", _REQ), ("rate", "number", _REQ)),
@@ -323,6 +324,46 @@ class DiscreteLaplace(Mech):
             if ell > 0:
                 tot += _positive_part(p - e * q)
         return tot
+
+
+class DiscreteGaussian(Mech):
+    """P(x) = w(x)/Z on the integers, w(x) = e^{−x²/(2σ²)}, integer sensitivity Δ (Canonne,
+    Kamath & Steinke 2020, Def 1, Thm 7).  The loss (Δ² − 2Δx)/(2σ²) falls with x and
+    exceeds ε iff x < c = Δ/2 − εσ²/Δ, so with m = ⌈c⌉ − 1
+
+        δ(ε) = Σ_{x <= m} (w(x) − e^ε w(x − Δ)) / Z,
+
+    every term positive.  Terms with |x| <= N are summed in balls; beyond N the terms
+    fall at least geometrically (w(x+1)/w(x) = e^{−(2x+1)/(2σ²)}), so each tail
+    Σ_{x>N} w(x) is in [0, w(N+1)/(1 − e^{−(2N+3)/(2σ²)})], N chosen for 2^−(prec+64)."""
+
+    def check(self) -> None:
+        if self.sigma <= 0 or not 1 <= self.sensitivity <= 1000 or self.sigma > 10**6:
+            raise InputError("discrete_gaussian: need 0 < sigma <= 1e6 and an integer sensitivity in [1, 1000]")
+
+    def profile(self) -> sympy.Expr:
+        raise InputError("discrete_gaussian has no closed-form profile (an infinite sum): the ball "
+                         "kernel sums it with bounded tails")
+
+    def point(self, eps: arb) -> arb:
+        import math  # noqa: PLC0415
+
+        from flint import ctx  # noqa: PLC0415
+
+        s, d = Fraction(self.sigma), int(self.sensitivity)
+        n = int(math.ceil(float(s) * math.sqrt(2 * (ctx.prec + 64) * math.log(2)))) + d + 1
+        s2 = to_ball(2 * s * s)
+        w = lambda x: (-(to_ball(x * x)) / s2).exp()  # noqa: E731
+        tail = w(n + 1) / (1 - (-(to_ball(2 * n + 3)) / s2).exp())  # Σ_{x>n} w(x), also Σ_{x<−n}
+        spread = arb(0).union(tail)
+        z = sum((w(x) for x in range(-n, n + 1)), arb(0)) + 2 * spread
+        c = Fraction(d, 2) - dyadic_to_fraction(eps) * s * s / d
+        m = -((-c.numerator) // c.denominator) - 1  # ⌈c⌉ − 1
+        e = eps.exp()
+        top = min(m, n)
+        a = sum((w(x) - e * w(x - d) for x in range(-n, top + 1)), arb(0)) if top >= -n else arb(0)
+        a += spread  # the terms x < −n: each in [0, w(x)]
+        return _positive_part(a / z)
 
 
 class ApproxDP(Mech):
@@ -591,7 +632,7 @@ class NaiveFamily(Mech):
 TABLE: dict[str, type[Mech]] = {
     "laplace": Laplace, "gaussian": Gaussian, "gaussian_dp": GaussianDP,
     "randomized_response": RandomizedResponse, "pure_dp": ApproxDP, "approx_dp": ApproxDP,
-    "discrete_laplace": DiscreteLaplace,
+    "discrete_laplace": DiscreteLaplace, "discrete_gaussian": DiscreteGaussian,
     "subsample": Subsample, "compose": Compose, "clip_reify": ClipReify, "profile": UserProfile,
     "sgd": NaiveFamily, "icea": NaiveFamily,
 }

@@ -238,6 +238,18 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
             i += 256
         last = next((j for j, v in enumerate(D) if v == 0 or v <= to_ball(PROFILE_TAIL)), len(D) - 1)
         chain = _hull_breakpoints(D[:last + 1], h)
+        if chain is None:
+            knots = _hull_breakpoints(D[:last + 1], h, check_zero=False)[0]
+            # no mass at loss 0 (discrete Gaussian, Δ = 1: D_0 + 2S_0 = 1 exactly): a chord
+            # from ε = 0 to a later knot lies above the convex profile and is less steep
+            for _ in range(8):
+                if len(knots) < 3:
+                    return None
+                knots = [knots[0], *knots[2:]]
+                g = (knots[1] * to_ball(h)).exp()
+                if D[0] + 2 * (D[0] - D[knots[1]]) / (g - 1) < 1:
+                    chain = (knots,)
+                    break
     if chain is None:
         return None
     return {"h": number(h), "bits": PROFILE_BITS, "tau": number(PROFILE_TAU), "knots": list(chain[0])}

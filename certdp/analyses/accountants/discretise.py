@@ -312,14 +312,15 @@ def one_step(law: LossLaw, h: Fraction, bits: int, kind: Kind, tail: float, max_
 # ---------------------------------------------------------------------------
 
 
-def _hull_breakpoints(D: list[arb], h: Fraction) -> tuple[list[int], list[arb], arb] | None:
+def _hull_breakpoints(D: list[arb], h: Fraction, check_zero: bool = True) -> tuple[list[int], list[arb], arb] | None:
     """Knots of the lower convex hull of the points (e^{ih}, D_i) (monotone chain; a
     point is kept only when the turn at it is certified convex), the slopes S_j > 0
     (F = D_{k_j} − S_j(γ − e^{k_j h}) on [e^{k_j h}, e^{k_{j+1} h}]) and the value at the
     last knot (the mass at +∞).  Any knots through which the interpolation is convex
     give F >= δ (F >= the chord of the convex δ between knots), so the float-free
     certification is all that is needed.  None when the symmetric completion's mass
-    at 0 would not be certainly >= 0 (S_0 > (1 − D_0)/2)."""
+    at 0 would not be certainly >= 0 (S_0 > (1 − D_0)/2; ``check_zero=False``: the knots
+    anyway)."""
     g = [(i * to_ball(h)).exp() for i in range(len(D))]
     keep: list[int] = [0]
     slope: list[arb] = []  # slope[j]: between keep[j] and keep[j+1] (<= 0)
@@ -334,7 +335,7 @@ def _hull_breakpoints(D: list[arb], h: Fraction) -> tuple[list[int], list[arb], 
         slope.append(s)
         keep.append(i)
     S = [-x for x in slope]
-    if S and not (D[0] + 2 * S[0] < 1):
+    if check_zero and S and not (D[0] + 2 * S[0] < 1):
         return None
     return keep, S, D[keep[-1]]
 
