@@ -318,10 +318,11 @@ class DiscreteLaplace(Mech):
                            for ell, p, q in self.atoms(sympy.exp, sympy.Integer(1)) if ell > 0])
 
     def point(self, eps: arb) -> arb:
-        e = eps.exp()
+        """The atoms with loss > ε (exact comparison: at ℓ = ε the term is exactly 0)."""
+        e, at = eps.exp(), dyadic_to_fraction(eps)
         tot = arb(0)
         for ell, p, q in self.atoms(lambda x: x.exp(), arb(1)):
-            if ell > 0:
+            if ell > at:
                 tot += _positive_part(p - e * q)
         return tot
 
