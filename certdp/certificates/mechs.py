@@ -339,8 +339,10 @@ class DiscreteGaussian(Mech):
     Σ_{x>N} w(x) is in [0, w(N+1)/(1 − e^{−(2N+3)/(2σ²)})], N chosen for 2^−(prec+64)."""
 
     def check(self) -> None:
-        if self.sigma <= 0 or not 1 <= self.sensitivity <= 1000 or self.sigma > 10**6:
-            raise InputError("discrete_gaussian: need 0 < sigma <= 1e6 and an integer sensitivity in [1, 1000]")
+        if self.sigma <= 0 or not 1 <= self.sensitivity <= 1000 or self.sigma > 5000:
+            # the sum has about 2·28σ terms at the highest precision the checker retries at;
+            # the catalog refuses σ beyond ~4250 (200 000 atoms)
+            raise InputError("discrete_gaussian: need 0 < sigma <= 5000 and an integer sensitivity in [1, 1000]")
 
     def profile(self) -> sympy.Expr:
         raise InputError("discrete_gaussian has no closed-form profile (an infinite sum): the ball "

@@ -96,3 +96,18 @@ def test_measure_certificates_of_discrete_mechanisms_verify(tmp_path, spec):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert check(json.loads(f.read_text())).valid
+
+
+@pytest.mark.parametrize("spec, valid", [("discrete_gaussian(sigma=1e-300)", False), ("discrete_gaussian(sigma=5000)", True),
+                                         ("discrete_laplace(scale=1e-300)", False), ("discrete_laplace(scale=1e300)", True)])
+def test_extreme_discrete_parameters_get_a_verdict(spec, valid):
+    assert check(_doc(spec, "dp", Fraction(1), Fraction(1, 10**5))).valid is valid
+
+
+@pytest.mark.parametrize("spec", ["discrete_gaussian(sigma=5001)", "discrete_gaussian(sigma=1, sensitivity=0)",
+                                  "discrete_laplace(scale=1, sensitivity=1001)", "discrete_laplace(scale=0)"])
+def test_out_of_range_discrete_parameters_are_malformed(spec):
+    from certdp.certificates.schema import MalformedCertificate  # noqa: PLC0415
+
+    with pytest.raises(MalformedCertificate):
+        check(_doc(spec, "dp", Fraction(1), Fraction(1, 10**5)))
