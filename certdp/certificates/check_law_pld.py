@@ -16,9 +16,13 @@ Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν
   - randomized_response(p), r = max(p, 1 − p) (seed 002 Lemma 32): atoms ±log(r/(1 − r))
     with P-masses r, 1 − r (Q-masses swapped); one atom at 0 when r = 1/2;
   - discrete_laplace(t, Δ): the Δ + 1 exact atoms of :class:`certdp.certificates.mechs.DiscreteLaplace`;
-  - pure_dp(ε0) (approx_dp with δ0 = 0): the randomized-response pair of the guarantee,
-    atoms ±ε0 with P-masses e^{ε0}/(1 + e^{ε0}), 1/(1 + e^{ε0}) (seed 002 Lemma 32; it
-    dominates every ε0-DP mechanism, so the claim holds for the guarantee).
+  - pure_dp(ε0) / approx_dp(ε0, δ0): the tight pair of the guarantee, atoms ±ε0 with
+    P-masses (1 − δ0)e^{ε0}/(1 + e^{ε0}), (1 − δ0)/(1 + e^{ε0}) and P(L = +∞) = Q(L = −∞) =
+    δ0 (seed 002 Lemma 32; Liu et al. 2022 Thm 3.1; it dominates every mechanism meeting
+    the guarantee, so the claim holds for the guarantee).  Subsampled, +∞ stays +∞ with
+    P-mass γδ0 (remove) and the −∞ atom becomes the finite atom log(1 − γ) with (P, Q) =
+    ((1 − γ)δ0, δ0); add: the +∞ atom becomes −log(1 − γ) with (δ0, (1 − γ)δ0), the −∞
+    atom keeps no P-mass.
 * Poisson subsampling at rate γ < 1 (seed 002 Thm 11(1)): remove — X ~ γP + (1−γ)Q
   against Q, loss g(L) = log(1 − γ + γe^L); add — X ~ P against (1−γ)P + γQ, loss
   −g(−L).  δ_M(ε) is the larger of the two relations' δ (Zhu, Dong & Wang 2022 Thm 6).
@@ -75,7 +79,7 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, dict[int, tuple[in
 
 
 #: The bases this evidence takes (the module doc gives their pairs).
-BASES = ("laplace", "discrete_laplace", "randomized_response", "pure_dp", "approx_dp with delta = 0")
+BASES = ("laplace", "discrete_laplace", "randomized_response", "pure_dp", "approx_dp")
 
 
 def subsampled_base(mech: Any) -> tuple["_Base", Fraction, int]:
@@ -99,8 +103,9 @@ class _Base:
     """A symmetric base pair: atoms (loss, P-mass, Q-mass) and, for Laplace, a continuous
     part; balls are made when asked for, at the working precision of the caller."""
 
-    def __init__(self, kind: str, value: Fraction, mech: Any = None) -> None:
-        self.kind, self.value, self.mech = kind, value, mech  # ("laplace", a), ("rr", r), ("pure", ε0), ("dl", 0, m)
+    def __init__(self, kind: str, value: Fraction, mech: Any = None, delta0: Fraction = Fraction(0)) -> None:
+        # ("laplace", a), ("rr", r), ("pure", ε0, δ0), ("dl", 0, m)
+        self.kind, self.value, self.mech, self.delta0 = kind, value, mech, delta0
 
     def tails(self, w: arb | None) -> tuple[arb, arb]:
         """(P, Q)-mass of the continuous part with loss > w (None: all of it); 0 for an atom law."""
@@ -122,10 +127,15 @@ class _Base:
                 return [(Fraction(0), arb(1), arb(1))]
             hi, lo = to_ball(v), to_ball(1 - v)
             return [((hi / lo).log(), hi, lo), (-(hi / lo).log(), lo, hi)]
+        keep = 1 - to_ball(self.delta0)  # (ε0, δ0): the rest sits at ±∞ (:meth:`infinite`)
         if v == 0:  # pure_dp(0)
-            return [(Fraction(0), arb(1), arb(1))]
+            return [(Fraction(0), keep, keep)]
         w = to_ball(v).exp()
-        return [(v, w / (1 + w), 1 / (1 + w)), (-v, 1 / (1 + w), w / (1 + w))]
+        return [(v, keep * w / (1 + w), keep / (1 + w)), (-v, keep / (1 + w), keep * w / (1 + w))]
+
+    def infinite(self) -> arb:
+        """δ0: the P-mass at loss +∞ (and the Q-mass at −∞) of the (ε0, δ0) pair."""
+        return to_ball(self.delta0)
 
 
 def _base_of(m: Any) -> _Base | None:
@@ -136,8 +146,8 @@ def _base_of(m: Any) -> _Base | None:
         return _Base("rr", max(Fraction(m.p), 1 - Fraction(m.p)))
     if name == "discrete_laplace":
         return _Base("dl", Fraction(0), m)
-    if name in ("pure_dp", "approx_dp") and Fraction(m.params.get("delta", 0)) == 0:
-        return _Base("pure", Fraction(m.eps))
+    if name in ("pure_dp", "approx_dp"):
+        return _Base("pure", Fraction(m.eps), delta0=Fraction(m.params.get("delta", 0)))
     return None
 
 
@@ -150,6 +160,13 @@ class _Law:
 
     def _base_tails(self, w: arb | None) -> tuple[arb, arb]:
         return self.base.tails(w)
+
+    def p_inf(self) -> arb:
+        """P-mass at loss +∞: δ0 of an (ε0, δ0) pair, γδ0 subsampled (remove; add: 0)."""
+        d0 = self.base.infinite() if self.base.kind == "pure" else arb(0)
+        if not self.sub:
+            return d0
+        return self.gamma * d0 if self.sign > 0 else arb(0)
 
     def tails(self, w: Fraction | None) -> tuple[arb, arb]:
         """(P, Q)-mass of this law's continuous part with loss > w (None: all of it)."""
@@ -188,6 +205,9 @@ class _Law:
                 out.append((Fraction(0) if zero else (c + g * b.exp()).log(), g * p + c * q, q))
             else:
                 out.append((Fraction(0) if zero else -(c + g * (-b).exp()).log(), p, c * p + g * q))
+        d0 = self.base.infinite() if self.base.kind == "pure" else arb(0)
+        if d0 != 0:  # the ±∞ atoms of an (ε0, δ0) pair that subsampling makes finite (last)
+            out.append((c.log(), c * d0, d0) if self.sign > 0 else (-c.log(), d0, c * d0))
         return out
 
 
@@ -203,7 +223,7 @@ def one_step(law: _Law, h: Fraction, bits: int, i_lo: int, i_hi: int) -> tuple[i
         qt.append(q)
     masses = connect_the_dots(pt, qt, i_lo, h)
     masses[0] += law.tails(None)[0] - pt[0]  # below the range: up to its first point
-    inf = pt[-1]
+    inf = pt[-1] + law.p_inf()
     for ell, p, q in law.atoms():
         a, b = grid_bracket(ell, h)
         if a == b and i_lo <= a <= i_hi:
@@ -368,7 +388,7 @@ def one_step_lower(law: _Law, h: Fraction, bits: int, shift: Fraction, i_lo: int
             masses[k - i_lo] += p
     scale = arb(2) ** bits
     coeffs = [fixed_point_units(m, scale, False) for m in masses]
-    return i_lo, coeffs, 0
+    return i_lo, coeffs, fixed_point_units(law.p_inf(), scale, False)  # δ0 at +∞, rounded down
 
 
 def delta_lower(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> arb:

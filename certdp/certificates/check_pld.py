@@ -262,10 +262,12 @@ def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ..
 
 def _compose_lower(step: tuple[int, list[int], int], count: int, bits: int, tau: int) -> tuple[int, list[int], int]:
     """count-fold composition rounded down: products divided by 2^bits with floor,
-    tails of mass <= tau at both ends dropped (every step can only lower F_ε)."""
+    tails of mass <= tau at both ends dropped (every step can only lower F_ε); the mass
+    at +∞ of a product is a_∞(b_fin + b_∞) + a_fin·b_∞, rounded down."""
     def product(a: tuple[int, list[int], int], b: tuple[int, list[int], int]) -> tuple[int, list[int], int]:
         prod = (fmpz_poly(a[1]) * fmpz_poly(b[1])).coeffs()
         cs = [int(c) >> bits for c in prod]
+        inf = (a[2] * (sum(b[1]) + b[2]) + sum(a[1]) * b[2]) >> bits if a[2] or b[2] else 0
         off = a[0] + b[0]
         if tau > 0 and cs:
             lo, cut = 0, 0
@@ -277,7 +279,7 @@ def _compose_lower(step: tuple[int, list[int], int], count: int, bits: int, tau:
                 cut += cs[hi]
                 hi -= 1
             cs, off = cs[lo:hi + 1], off + lo
-        return off, cs, 0
+        return off, cs, inf
 
     result = step
     digits = bin(count)[3:]  # left to right, after the leading 1

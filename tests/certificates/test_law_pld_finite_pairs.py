@@ -30,6 +30,11 @@ def _base(name: str, value) -> list[tuple]:
         pmf = lambda x: (1 - r) / (1 + r) * r ** abs(x)  # noqa: E731
         out = [(d / t, 1 / (1 + r), r**d / (1 + r)), (-d / t, r**d / (1 + r), 1 / (1 + r))]
         return out + [((d - 2 * x) / t, pmf(x), pmf(x - d)) for x in range(1, d)]
+    if name == "approx":  # (ε0, δ0): the pure pair scaled by 1 − δ0, P(+∞) = Q(−∞) = δ0
+        e0, d0 = mpf(value[0]), mpf(value[1])
+        w = mpmath.exp(e0)
+        return [(e0, (1 - d0) * w / (1 + w), (1 - d0) / (1 + w)), (-e0, (1 - d0) / (1 + w), (1 - d0) * w / (1 + w)),
+                (mpmath.inf, d0, mpf(0)), (-mpmath.inf, mpf(0), d0)]
     if name == "rr":
         r = max(mpf(value), 1 - mpf(value))
         ell = mpmath.log(r / (1 - r))
@@ -44,8 +49,9 @@ def truth(name: str, value: Fraction, gamma: Fraction, k: int, eps: Fraction) ->
         g = mpf(gamma)
         c = 1 - g
         base = _base(name, value)
-        rem = [(mpmath.log(c + g * mpmath.exp(ell)), g * p + c * q, q) for ell, p, q in base]
-        add = [(-mpmath.log(c + g * mpmath.exp(-ell)), p, c * p + g * q) for ell, p, q in base]
+        # (the losses are not needed for δ: Σ (P − e^ε Q)⁺ over the product atoms)
+        rem = [(None, g * p + c * q, q) for ell, p, q in base]
+        add = [(None, p, c * p + g * q) for ell, p, q in base]
         e = mpmath.exp(mpf(eps))
         best = mpf(0)
         for law in (rem, add):
@@ -71,7 +77,7 @@ def atom_distance(name: str, value: Fraction, gamma: Fraction, k: int, eps: Frac
     relation): a grid bound near an atom moves it across ε, which costs tightness only."""
     g = mpf(gamma)
     c = 1 - g
-    base = [ell for ell, _, _ in _base(name, value)]
+    base = [ell for ell, _, _ in _base(name, value) if mpmath.isfinite(ell)]  # (±∞ never straddle ε)
     rem = [(mpmath.log(c + g * mpmath.exp(ell)), 1, 1) for ell in base]
     add = [(-mpmath.log(c + g * mpmath.exp(-ell)), 1, 1) for ell in base]
     out = []
@@ -95,6 +101,8 @@ CASES = [
     ("subsample(randomized_response(p=1/5), rate=1/3)", "rr", Fraction(1, 5)),
     ("subsample(pure_dp(eps=1), rate=1/10)", "pure", Fraction(1)),
     ("subsample(approx_dp(eps=1/2, delta=0), rate=1/2)", "pure", Fraction(1, 2)),
+    ("subsample(approx_dp(eps=1, delta=1/1000), rate=1/10)", "approx", (Fraction(1), Fraction(1, 1000))),
+    ("subsample(approx_dp(eps=1/2, delta=1/100), rate=1/2)", "approx", (Fraction(1, 2), Fraction(1, 100))),
     ("subsample(discrete_laplace(scale=1/2, sensitivity=3), rate=1/4)", "dl", (Fraction(1, 2), 3)),
     ("subsample(discrete_laplace(scale=3/2), rate=1/10)", "dl", (Fraction(3, 2), 1)),
 ]
@@ -156,7 +164,7 @@ def test_profile_answer_is_certified_at_its_own_upper_end(tmp_path):
     assert not check(below).valid
 
 
-@pytest.mark.parametrize("spec", ["subsample(approx_dp(eps=1, delta=1/100), rate=1/10)",
+@pytest.mark.parametrize("spec", ["subsample(gaussian_dp(mu=1), rate=1/10)",
                                   "subsample(gaussian(sigma=1), rate=1/10)"])
 def test_other_bases_are_refused(spec):
     doc = _doc("dp", "subsample(pure_dp(eps=1), rate=1/10)", Fraction(1, 10), Fraction(1, 10), Fraction(1, 256))

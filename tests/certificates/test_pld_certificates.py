@@ -130,12 +130,12 @@ def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_pa
                  str(tmp_path / "l.json")]) == 0  # profile-pair evidence
     assert main(["verify", str(tmp_path / "l.json")]) == 0
     capsys.readouterr()
-    # the φ accountant's answer for subsampled approximate DP (δ0 > 0: no per-relation
-    # evidence yet) is narrower than the profile pair proves: the certificate claims the
-    # weaker eps the checker re-derives, and the output says so (subsampled Laplace,
-    # randomized response and pure DP have their own per-relation evidence, pld_law)
+    # the engine's answer for the subsampled discrete Gaussian (no per-relation evidence
+    # yet) is narrower than the profile pair proves: the certificate claims the weaker eps
+    # the checker re-derives, and the output says so (subsampled Laplace, discrete
+    # Laplace, randomized response, pure and approximate DP have their own, pld_law)
     x = tmp_path / "x.json"
-    assert main(["profile", "compose(subsample(approx_dp(eps=1, delta=1/10000000), rate=1/10), k=10)", "--delta",
+    assert main(["profile", "compose(subsample(discrete_gaussian(sigma=1), rate=1/10), k=10)", "--delta",
                  "1e-5", "--certificate", str(x), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["certificate"]["weaker_than_answer"] is True
@@ -150,8 +150,13 @@ def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_pa
     assert Fraction(out["eps"]["hi"]) <= Fraction(out["certificate"]["eps"]) <= Fraction(out["eps"]["hi"]) * (1 + Fraction(1, 10**8))
     assert main(["verify", str(z)]) == 0
     capsys.readouterr()
+    # the discrete Gaussian is in the checker's table now; a refined σ-formula is not
     assert main(["profile", "compose(discrete_gaussian(sigma=2), k=3)", "--delta", "1e-5", "--certificate",
-                 str(tmp_path / "y.json")]) == 2
+                 str(tmp_path / "y.json")]) == 0
+    assert main(["verify", str(tmp_path / "y.json")]) == 0
+    capsys.readouterr()
+    assert main(["profile", "compose(sgd(A=1, B=1, sigma=2), k=3)", "--delta", "1e-5", "--certificate",
+                 str(tmp_path / "w.json")]) == 2
     assert "not supported" in capsys.readouterr().err
 
 
