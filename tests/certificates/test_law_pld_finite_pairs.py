@@ -103,7 +103,7 @@ CASES = [
     ("subsample(approx_dp(eps=1/2, delta=0), rate=1/2)", "pure", Fraction(1, 2)),
     ("subsample(approx_dp(eps=1, delta=1/1000), rate=1/10)", "approx", (Fraction(1), Fraction(1, 1000))),
     ("subsample(approx_dp(eps=1/2, delta=1/100), rate=1/2)", "approx", (Fraction(1, 2), Fraction(1, 100))),
-    ("subsample(discrete_laplace(scale=1/2, sensitivity=3), rate=1/4)", "dl", (Fraction(1, 2), 3)),
+    ("subsample(discrete_laplace(scale=1, sensitivity=3), rate=1/4)", "dl", (Fraction(1), 3)),
     ("subsample(discrete_laplace(scale=3/2), rate=1/10)", "dl", (Fraction(3, 2), 1)),
 ]
 
