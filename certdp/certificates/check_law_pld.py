@@ -16,6 +16,8 @@ Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν
   - randomized_response(p), r = max(p, 1 − p) (seed 002 Lemma 32): atoms ±log(r/(1 − r))
     with P-masses r, 1 − r (Q-masses swapped); one atom at 0 when r = 1/2;
   - discrete_laplace(t, Δ): the Δ + 1 exact atoms of :class:`certdp.certificates.mechs.DiscreteLaplace`;
+  - discrete_gaussian(σ, Δ): the atoms |x| <= N of :class:`certdp.certificates.mechs.DiscreteGaussian`,
+    the tails' P-mass at +∞ and Q-mass at −∞ (:meth:`_Base.infinite`);
   - pure_dp(ε0) / approx_dp(ε0, δ0): the tight pair of the guarantee, atoms ±ε0 with
     P-masses (1 − δ0)e^{ε0}/(1 + e^{ε0}), (1 − δ0)/(1 + e^{ε0}) and P(L = +∞) = Q(L = −∞) =
     δ0 (seed 002 Lemma 32; Liu et al. 2022 Thm 3.1; it dominates every mechanism meeting
@@ -79,7 +81,7 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, dict[int, tuple[in
 
 
 #: The bases this evidence takes (the module doc gives their pairs).
-BASES = ("laplace", "discrete_laplace", "randomized_response", "pure_dp", "approx_dp")
+BASES = ("laplace", "discrete_laplace", "discrete_gaussian", "randomized_response", "pure_dp", "approx_dp")
 
 
 def subsampled_base(mech: Any) -> tuple["_Base", Fraction, int]:
@@ -117,8 +119,8 @@ class _Base:
 
     def atoms(self) -> list[tuple[Fraction | arb, arb, arb]]:
         v = self.value
-        if self.kind == "dl":  # the mechanism's own Δ + 1 exact atoms (mechs.DiscreteLaplace)
-            return self.mech.atoms(lambda x: x.exp(), arb(1))
+        if self.kind in ("dl", "dg"):  # the mechanism's own exact atoms (mechs.DiscreteLaplace / Gaussian)
+            return self.mech.atoms()
         if self.kind == "laplace":
             e = (-to_ball(v)).exp() / 2
             return [(v, arb(1) / 2, e), (-v, e, arb(1) / 2)]
@@ -133,9 +135,16 @@ class _Base:
         w = to_ball(v).exp()
         return [(v, keep * w / (1 + w), keep / (1 + w)), (-v, keep / (1 + w), keep * w / (1 + w))]
 
-    def infinite(self) -> arb:
-        """δ0: the P-mass at loss +∞ (and the Q-mass at −∞) of the (ε0, δ0) pair."""
-        return to_ball(self.delta0)
+    def infinite(self) -> tuple[arb, arb]:
+        """(P-mass at loss +∞, Q-mass at loss −∞): δ0 for an (ε0, δ0) pair; for the discrete
+        Gaussian its two tails beyond the kept atoms, P-mass sent to +∞ and Q-mass to −∞ —
+        a pair the true one is a post-processing of (split the +∞ output by P, the −∞
+        output by Q over the tail), as balls [0, bound]: a lower bound keeps none of it."""
+        if self.kind == "dg":
+            return self.mech.tails(), self.mech.tails()
+        if self.kind == "pure":
+            return to_ball(self.delta0), to_ball(self.delta0)
+        return arb(0), arb(0)
 
 
 def _base_of(m: Any) -> _Base | None:
@@ -144,8 +153,8 @@ def _base_of(m: Any) -> _Base | None:
         return _Base("laplace", Fraction(m.sensitivity) / Fraction(m.scale))
     if name == "randomized_response":
         return _Base("rr", max(Fraction(m.p), 1 - Fraction(m.p)))
-    if name == "discrete_laplace":
-        return _Base("dl", Fraction(0), m)
+    if name in ("discrete_laplace", "discrete_gaussian"):
+        return _Base("dl" if name == "discrete_laplace" else "dg", Fraction(0), m)
     if name in ("pure_dp", "approx_dp"):
         return _Base("pure", Fraction(m.eps), delta0=Fraction(m.params.get("delta", 0)))
     return None
@@ -163,7 +172,7 @@ class _Law:
 
     def p_inf(self) -> arb:
         """P-mass at loss +∞: δ0 of an (ε0, δ0) pair, γδ0 subsampled (remove; add: 0)."""
-        d0 = self.base.infinite() if self.base.kind == "pure" else arb(0)
+        d0 = self.base.infinite()[0]
         if not self.sub:
             return d0
         return self.gamma * d0 if self.sign > 0 else arb(0)
@@ -205,25 +214,30 @@ class _Law:
                 out.append((Fraction(0) if zero else (c + g * b.exp()).log(), g * p + c * q, q))
             else:
                 out.append((Fraction(0) if zero else -(c + g * (-b).exp()).log(), p, c * p + g * q))
-        d0 = self.base.infinite() if self.base.kind == "pure" else arb(0)
-        if d0 != 0:  # the ±∞ atoms of an (ε0, δ0) pair that subsampling makes finite (last)
-            out.append((c.log(), c * d0, d0) if self.sign > 0 else (-c.log(), d0, c * d0))
+        p_inf, q_minf = self.base.infinite()
+        if self.sign > 0 and q_minf != 0:  # the −∞ atom, made finite by subsampling (last)
+            out.append((c.log(), c * q_minf, q_minf))
+        if self.sign < 0 and p_inf != 0:  # the +∞ atom, made finite by subsampling (last)
+            out.append((-c.log(), p_inf, c * p_inf))
         return out
 
 
 def one_step(law: _Law, h: Fraction, bits: int, i_lo: int, i_hi: int) -> tuple[int, list[int], int]:
     """(offset, fixed-point P-masses on (offset + k)h, units at +∞), rounded up (module doc)."""
     n = i_hi - i_lo + 1
-    pt, qt = [], []
-    for i in range(i_lo, i_hi + 1):
-        if not (i - i_lo) % 512:
-            check_budget("re-deriving the one-step loss-law PLD", i - i_lo, n)
-        p, q = law.tails(i * h)
-        pt.append(p)
-        qt.append(q)
-    masses = connect_the_dots(pt, qt, i_lo, h)
-    masses[0] += law.tails(None)[0] - pt[0]  # below the range: up to its first point
-    inf = pt[-1] + law.p_inf()
+    if law.base.kind != "laplace":  # an atom law: no continuous part to spread
+        masses, inf = [arb(0)] * n, law.p_inf()
+    else:
+        pt, qt = [], []
+        for i in range(i_lo, i_hi + 1):
+            if not (i - i_lo) % 512:
+                check_budget("re-deriving the one-step loss-law PLD", i - i_lo, n)
+            p, q = law.tails(i * h)
+            pt.append(p)
+            qt.append(q)
+        masses = connect_the_dots(pt, qt, i_lo, h)
+        masses[0] += law.tails(None)[0] - pt[0]  # below the range: up to its first point
+        inf = pt[-1] + law.p_inf()
     for ell, p, q in law.atoms():
         a, b = grid_bracket(ell, h)
         if a == b and i_lo <= a <= i_hi:
@@ -344,6 +358,8 @@ def one_step_lower(law: _Law, h: Fraction, bits: int, shift: Fraction, i_lo: int
     regs = [(idx, max(u, first), min(v, last)) for idx, u, v in regions]
     regs = [(idx, u, v) for idx, u, v in regs if u < v]
     cuts = sorted(set(bounds) | {x for _, u, v in regs for x in (u, v)})
+    if law.base.kind != "laplace":  # an atom law: no continuous part, every atom on its own
+        regs, cuts = [], []
     tails = {}
     for c, x in enumerate(cuts):
         if not c % 512:
@@ -379,7 +395,8 @@ def one_step_lower(law: _Law, h: Fraction, bits: int, shift: Fraction, i_lo: int
         k = min(k, i_hi)
         if k >= i_lo:
             masses[k - i_lo] += P
-    masses[-1] += tails[last][0]  # above the last end: down to i_hi
+    if tails:
+        masses[-1] += tails[last][0]  # above the last end: down to i_hi
     for idx, (ell, p, _) in enumerate(atoms):
         if idx in merged:
             continue

@@ -305,8 +305,9 @@ class DiscreteLaplace(Mech):
         if self.scale <= 0 or not 1 <= self.sensitivity <= 1000:
             raise InputError("discrete_laplace: need scale > 0 and an integer sensitivity in [1, 1000]")
 
-    def atoms(self, exp: Any, one: Any) -> list[tuple[Fraction, Any, Any]]:
-        """(loss, P-mass, Q-mass), the engine's order; ``exp`` is sympy.exp or a ball exp."""
+    def atoms(self, exp: Any = None, one: Any = None) -> list[tuple[Fraction, Any, Any]]:
+        """(loss, P-mass, Q-mass), the engine's order; ``exp`` is sympy.exp or (default) a ball exp."""
+        exp, one = (exp, one) if exp is not None else ((lambda x: x.exp()), arb(1))
         d, t = int(self.sensitivity), Fraction(self.scale)
         r = exp(-one / (_q(t) if exp is sympy.exp else to_ball(t)))
         c = (1 - r) / (1 + r)
@@ -348,7 +349,8 @@ class DiscreteGaussian(Mech):
         raise InputError("discrete_gaussian has no closed-form profile (an infinite sum): the ball "
                          "kernel sums it with bounded tails")
 
-    def point(self, eps: arb) -> arb:
+    def _parts(self) -> tuple[int, Any, arb, arb]:
+        """(N, w, [0, Σ_{x>N} w(x)] (= Σ_{x<−N} w(x)), Z) at the working precision."""
         import math  # noqa: PLC0415
 
         from flint import ctx  # noqa: PLC0415
@@ -359,7 +361,25 @@ class DiscreteGaussian(Mech):
         w = lambda x: (-(to_ball(x * x)) / s2).exp()  # noqa: E731
         tail = w(n + 1) / (1 - (-(to_ball(2 * n + 3)) / s2).exp())  # Σ_{x>n} w(x), also Σ_{x<−n}
         spread = arb(0).union(tail)
-        z = sum((w(x) for x in range(-n, n + 1)), arb(0)) + 2 * spread
+        return n, w, spread, sum((w(x) for x in range(-n, n + 1)), arb(0)) + 2 * spread
+
+    def atoms(self) -> list[tuple[Fraction, arb, arb]]:
+        """(loss, P-mass, Q-mass) for x = −N..N (:meth:`tails` holds the rest)."""
+        n, w, _, z = self._parts()
+        d, s2 = int(self.sensitivity), 2 * Fraction(self.sigma) ** 2
+        return [(Fraction(d * d - 2 * d * x) / s2, w(x) / z, w(x - d) / z) for x in range(-n, n + 1)]
+
+    def tails(self) -> arb:
+        """[0, bound] on the P-mass of x ∉ [−N, N] and on the Q-mass there (each <= 2·tail/Z;
+        Q's: Σ_{x<−N} w(x − Δ) + Σ_{x>N} w(x − Δ) <= Σ_{|y|>N−Δ} w(y), N > Δ + tail)."""
+        n, w, spread, z = self._parts()
+        d = int(self.sensitivity)
+        extra = sum((w(y) for y in range(n - d + 1, n + 1)), arb(0))  # Q's tail starts Δ earlier
+        return arb(0).union(2 * (spread.upper() + extra) / z.lower())
+
+    def point(self, eps: arb) -> arb:
+        n, w, spread, z = self._parts()
+        s, d = Fraction(self.sigma), int(self.sensitivity)
         c = Fraction(d, 2) - dyadic_to_fraction(eps) * s * s / d
         m = -((-c.numerator) // c.denominator) - 1  # ⌈c⌉ − 1
         e = eps.exp()

@@ -222,3 +222,47 @@ def test_audit_certificate_states_the_confirmed_claim_itself(tmp_path):
     assert docs["rr-true"]["claim"] == {"kind": "dp", "eps": "151/100", "delta": "0.00001"}
     assert docs["dl-false"]["claim"]["kind"] == "not_dp" and "pld_law_lower" in docs["dl-false"]["evidence"]
     assert all(check(d).valid for d in docs.values())
+
+
+def _dg_base(sigma: Fraction, d: int) -> list[tuple]:
+    """(loss, P, Q) of N_Z(0, σ²) against N_Z(Δ, σ²) over |x| <= 40σ + Δ + 20 (the rest is
+    below 1e-300), by hand."""
+    s = mpf(sigma)
+    n = int(40 * float(sigma)) + d + 20
+    w = lambda x: mpmath.exp(-mpf(x) ** 2 / (2 * s * s))  # noqa: E731
+    z = mpmath.fsum(w(x) for x in range(-n - d, n + d + 1))
+    return [(None, w(x) / z, w(x - d) / z) for x in range(-n, n + d + 1)]
+
+
+def _dg_truth(sigma: Fraction, d: int, gamma: Fraction, k: int, eps: Fraction) -> mpmath.mpf:
+    """Exact δ(ε) of k ∈ {1, 2} Poisson-subsampled discrete Gaussian steps (both relations)."""
+    with mpmath.workdps(40):
+        g = mpf(gamma)
+        c = 1 - g
+        base = _dg_base(sigma, d)
+        e = mpmath.exp(mpf(eps))
+        best = mpf(0)
+        for law in ([(g * p + c * q, q) for _, p, q in base], [(p, c * p + g * q) for _, p, q in base]):
+            if k == 1:
+                v = mpmath.fsum(max(0, p - e * q) for p, q in law)
+            else:
+                v = mpmath.fsum(max(0, p1 * p2 - e * q1 * q2) for p1, q1 in law for p2, q2 in law)
+            best = max(best, v)
+        return best
+
+
+@pytest.mark.parametrize("sigma, d, gamma, k, eps", [(Fraction(1), 1, Fraction(1, 10), 1, Fraction(1, 10)),
+                                                    (Fraction(1), 1, Fraction(1, 10), 2, Fraction(1, 5)),
+                                                    (Fraction(3, 2), 2, Fraction(1, 4), 2, Fraction(1, 2))])
+def test_subsampled_discrete_gaussian_brackets_the_exact_delta(sigma, d, gamma, k, eps):
+    spec = f"subsample(discrete_gaussian(sigma={sigma}, sensitivity={d}), rate={gamma})"
+    full = spec if k == 1 else f"compose({spec}, k={k})"
+    t = _dg_truth(sigma, d, gamma, k, eps)
+    with mpmath.workdps(40):
+        below, above, far_above, far_below = (Fraction(mpmath.nstr(t * (1 + mpf(r)), 35))
+                                              for r in ("-1e-9", "1e-9", "1e-2", "-5e-2"))
+    h = Fraction(1, 1024)
+    assert not check(_doc("dp", full, eps, below, h)).valid
+    assert check(_doc("dp", full, eps, far_above, h)).valid
+    assert not check(_doc("not_dp", full, eps, above, h)).valid
+    assert check(_doc("not_dp", full, eps, far_below, h)).valid

@@ -130,12 +130,12 @@ def test_profile_certificates_for_pld_and_closed_form_and_a_clear_refusal(tmp_pa
                  str(tmp_path / "l.json")]) == 0  # profile-pair evidence
     assert main(["verify", str(tmp_path / "l.json")]) == 0
     capsys.readouterr()
-    # the engine's answer for the subsampled discrete Gaussian (no per-relation evidence
-    # yet) is narrower than the profile pair proves: the certificate claims the weaker eps
-    # the checker re-derives, and the output says so (subsampled Laplace, discrete
-    # Laplace, randomized response, pure and approximate DP have their own, pld_law)
+    # the engine's answer for a twice-subsampled Laplace (no per-relation evidence for
+    # nested subsampling yet) is narrower than the profile pair proves: the certificate
+    # claims the weaker eps the checker re-derives, and the output says so (one level of
+    # subsampling of Laplace, the discrete mechanisms and the finite pairs takes pld_law)
     x = tmp_path / "x.json"
-    assert main(["profile", "compose(subsample(discrete_gaussian(sigma=1), rate=1/10), k=10)", "--delta",
+    assert main(["profile", "compose(subsample(subsample(laplace(scale=1), rate=1/2), rate=1/5), k=10)", "--delta",
                  "1e-5", "--certificate", str(x), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["certificate"]["weaker_than_answer"] is True
