@@ -173,14 +173,15 @@ def test_other_bases_are_refused(spec):
         check(doc)
 
 
-def test_a_region_naming_a_missing_atom_is_refused():
-    # pure_dp(eps=0) has one atom (loss 0): a region for atom 1 is refused with a message, not a traceback
-    doc = _doc("not_dp", "subsample(pure_dp(eps=1), rate=1/10)", Fraction(1, 10), Fraction(1, 10**6),
-               Fraction(1, 256))
-    doc["mechanism"] = "subsample(pure_dp(eps=0), rate=1/10)"
-    doc["evidence"]["pld_law_lower"]["remove"]["regions"] = [[1, "0", "1/256"]]
-    res = check(doc)
-    assert not res.valid and "names atom 1" in str(res)
+def test_regions_are_ignored_for_atom_laws():
+    # an atom law has no continuous mass to merge with: stated regions change nothing
+    spec, eps = "compose(subsample(pure_dp(eps=1), rate=1/10), k=6)", Fraction(1, 5)
+    t = truth("pure", Fraction(1), Fraction(1, 10), 6, eps)
+    for delta, valid in ((t * mpf("0.9"), True), (t * (1 + mpf("1e-9")), False)):
+        doc = _doc("not_dp", spec, eps, Fraction(mpmath.nstr(delta, 30)), Fraction(1, 4096))
+        for rel in ("remove", "add"):
+            doc["evidence"]["pld_law_lower"][rel]["regions"] = [[1, "0", "1/256"], [0, "1/256", "1"]]
+        assert check(doc).valid is valid
 
 
 @pytest.mark.parametrize("t, d, eps", [(Fraction(1), 1, Fraction(1, 2)), (Fraction(1, 2), 3, Fraction(5)),
