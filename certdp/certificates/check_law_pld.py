@@ -215,9 +215,11 @@ class _Law:
             else:
                 out.append((Fraction(0) if zero else -(c + g * (-b).exp()).log(), p, c * p + g * q))
         p_inf, q_minf = self.base.infinite()
-        if self.sign > 0 and q_minf != 0:  # the −∞ atom, made finite by subsampling (last)
+        # the ±∞ atoms made finite by subsampling (last); kept unless certainly empty — a
+        # ball [0, b] (the discrete Gaussian's tails) is kept: an upper bound needs its mass
+        if self.sign > 0 and not q_minf == 0:
             out.append((c.log(), c * q_minf, q_minf))
-        if self.sign < 0 and p_inf != 0:  # the +∞ atom, made finite by subsampling (last)
+        if self.sign < 0 and not p_inf == 0:
             out.append((-c.log(), p_inf, c * p_inf))
         return out
 

@@ -267,3 +267,19 @@ def test_subsampled_discrete_gaussian_brackets_the_exact_delta(sigma, d, gamma, 
     assert check(_doc("dp", full, eps, far_above, h)).valid
     assert not check(_doc("not_dp", full, eps, above, h)).valid
     assert check(_doc("not_dp", full, eps, far_below, h)).valid
+
+
+def test_discrete_gaussian_tails_enter_the_upper_law():
+    # the tails beyond the kept atoms are a ball [0, b]: the subsampled law must keep the
+    # atom they become (at log(1 − γ), remove; −log(1 − γ), add) — a ball [0, b] is not
+    # "certainly nonzero", and dropping it would lower an upper bound
+    from certdp.certificates.check_law_pld import _Law, subsampled_base  # noqa: PLC0415
+    from certdp.certificates.mechs import parse  # noqa: PLC0415
+    from certdp.numerics.ball import to_ball, working_precision  # noqa: PLC0415
+
+    with working_precision(128):
+        base, gamma, _ = subsampled_base(parse("subsample(discrete_gaussian(sigma=1), rate=1/10)"))
+        for sign in (1, -1):
+            ell, p, _ = _Law(base, gamma, sign).atoms()[-1]
+            assert (ell - sign * to_ball(Fraction(9, 10)).log()).contains(0)
+            assert p.contains(0) and p.upper() > 0
