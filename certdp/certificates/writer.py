@@ -348,6 +348,7 @@ def _law_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: objec
                eps_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
     """The ``dp`` claim the ``pld_law`` evidence itself proves (:func:`_weaker_claim`), from
     the checker's composed PLDs (built once)."""
+    from certdp.analyses.accountants.pld import _amax  # noqa: PLC0415
     from certdp.certificates.check_law_pld import upper_plds  # noqa: PLC0415
     from certdp.certificates.check_pld import f_eps  # noqa: PLC0415
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
@@ -361,17 +362,9 @@ def _law_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: objec
 
     def bound(x: Fraction) -> arb | None:
         with working_precision(128):
-            return _amax_balls([upper_bound(f_eps(pld, h, bits, x)) for pld in plds.values()])
+            return _amax(upper_bound(f_eps(pld, h, bits, x)) for pld in plds.values())
 
     return _weaker_claim(bound, eps=eps, delta=delta, eps_hi=eps_hi, assumptions=assumptions)
-
-
-def _amax_balls(xs: list[arb]) -> arb:
-    """The largest of exact balls."""
-    best = xs[0]
-    for x in xs[1:]:
-        best = x if x > best else best
-    return best
 
 
 def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",

@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
         if guide is not None:
             pred = res.settings.get("upper_accuracy_predicted", "unknown")
             if pred == "unknown":
-                where = "on the automatic grid (no prediction of its distance to the truth for this σ)"
+                where = "on the automatic grid (no prediction of its distance to the truth for these parameters)"
             elif Fraction(pred) <= Fraction(guide):
                 where = f"on the grid predicted to put it within {args.width} of the truth"
             else:

@@ -283,3 +283,20 @@ def test_discrete_gaussian_tails_enter_the_upper_law():
             ell, p, _ = _Law(base, gamma, sign).atoms()[-1]
             assert (ell - sign * to_ball(Fraction(9, 10)).log()).contains(0)
             assert p.contains(0) and p.upper() > 0
+
+
+def test_weaker_law_claim_is_true_and_close():
+    # when no grid proves the answer's upper end, the writer certifies what the finest
+    # grid proves (_law_claim): above the exact ε*(1e-5) = 1.5089388673110 and close to it
+    from certdp.certificates.writer import _law_claim  # noqa: PLC0415
+    from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
+
+    spec = "compose(subsample(randomized_response(p=3/4), rate=1/10), k=10)"
+    mech = parse_spec(spec)
+    ev = law_pld_evidence(mech, Fraction(1, 1024), Fraction(1, 10**14))
+    claim = _law_claim(mech.spec(), ev, eps=None, delta=Fraction(1, 10**5),
+                       eps_hi=Enclosure.exact(Fraction(3, 2)), assumptions=())
+    eps = Fraction(claim["eps"])
+    assert Fraction("1.5089388673110") <= eps <= Fraction("1.509")
+    assert truth("rr", Fraction(3, 4), Fraction(1, 10), 10, eps) <= mpf("1e-5")
+    assert check(envelope(claim, mech.spec(), {"pld_law": ev}, 128)).valid

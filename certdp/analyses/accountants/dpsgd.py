@@ -129,8 +129,8 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         # a wide request starts on a coarser grid (no coarser than DEFAULT_H): guided by
         # the CLT estimate of ε and the measured width model of the automatic grid; the
         # upper end alone may take the whole width (its error is the upper half of it)
-        clamp = lambda x: float(min(max(x, Fraction(1, 10**300)), Fraction(10**300)))  # noqa: E731 (a guide's floats)
-        start = _grid_for_width(acc.h, s, q, T, clamp(target), clamp(w_req), share=0.5 if two_sided else 1.0)
+        start = _grid_for_width(acc.h, s, q, T, _guide_float(target), _guide_float(w_req),
+                                share=0.5 if two_sided else 1.0)
         if start != acc.h:
             acc = PLDAccountant(h=start, tau=tau, lower=two_sided).compose(SubsampledGaussian(s, q), T)
     kw: dict = {}
@@ -161,8 +161,7 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         settings["width_target"] = str(w_target)
     if w_req is not None and not two_sided:
         settings["upper_accuracy_guide"] = str(w_req)  # a guide: no lower end measures it
-        clamp = lambda x: float(min(max(x, Fraction(1, 10**300)), Fraction(10**300)))  # noqa: E731
-        pw = predicted_width(acc.h, s, q, T, clamp(target))
+        pw = predicted_width(acc.h, s, q, T, _guide_float(target))
         settings["upper_accuracy_predicted"] = "unknown" if math.isnan(pw) else f"{pw:.3g}"
     if mu:
         settings["residual"] = str(rep.residual_exact)  # the exact η the μ report proves
@@ -215,6 +214,11 @@ def _clt_eps_f(s: Fraction, q: Fraction, T: int, delta: float) -> float:
 WIDTH_MODEL = 0.12
 
 
+def _guide_float(x: Fraction) -> float:
+    """An exact positive number as a float for a guide, clamped into [1e-300, 1e300]."""
+    return float(min(max(x, Fraction(1, 10**300)), Fraction(10**300)))
+
+
 def predicted_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float) -> float:
     """Float guide: the width WIDTH_MODEL·(h/spread)²·ε of a two-sided ε answer on the grid
     h (ε the CLT estimate); nan when nothing predicts (a tiny σ, no CLT ε)."""
@@ -222,7 +226,10 @@ def predicted_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float)
     eps = _clt_eps_f(s, q, T, delta)
     if inv > 700 or not eps > 0:
         return math.nan
-    return WIDTH_MODEL * (float(h) / (float(q) * math.sqrt(math.expm1(inv)))) ** 2 * eps
+    try:
+        return WIDTH_MODEL * (float(h) / (float(q) * math.sqrt(math.expm1(inv)))) ** 2 * eps
+    except (OverflowError, ZeroDivisionError):
+        return math.nan  # beyond the float range: no guide
 
 
 def _grid_for_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float, width: float,
