@@ -134,9 +134,10 @@ def test_upper_and_lower_one_step_masses():
 ])
 def test_shared_upper_one_steps_match_the_per_relation_construction(sigma, q, h):
     """upper_one_steps (both relations from the remove frame, the add pair mirrored)
-    gives the same fixed-point masses as upper_one_step on each pair."""
+    gives the same fixed-point masses as upper_one_step on each pair (the arb
+    constructions; the float-vector one: tests/analyses/test_mixture_vec.py)."""
     sg = SubsampledGaussian(sigma, q)
-    both = upper_one_steps(sg, h, 70, 8.5)
+    both = upper_one_steps(sg, h, 70, 8.5, vectorised=False)
     for rel in ("remove", "add"):
         ref = upper_one_step(sg.pair(rel), h, 70, 8.5)
         got = both[rel]

@@ -52,9 +52,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, Literal
 
+import numpy as np
 from flint import arb, fmpz, fmpz_poly
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
+from certdp.analyses.accountants.mixture_vec import Fallback, lower_atoms_vec, upper_one_step_vec
 from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError, check_budget
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
@@ -718,7 +720,7 @@ def _comp_mass_sides(a, ra, b, rb, i: int, s: arb, c: int) -> arb:
 
 
 def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 12.0,
-                    coarsen: float = 0.0) -> dict:
+                    coarsen: float = 0.0, vectorised: bool = True) -> dict:
     """:func:`upper_one_step` of both relations ("remove", "add") in one pass.
 
     The add pair is the remove pair mirrored (x → −x): L_add(x) = −L_rem(−x), so the
@@ -729,6 +731,11 @@ def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 1
     once, on the remove frame, and each relation combines them with its own
     mixture weights: remove P = (1−q)m₀ + q m₁, Q = m₀; add P = m₀, Q = (1−q)m₀ + q m₁.
     The splitting and the upward rounding are those of :func:`upper_one_step`.
+
+    ``vectorised`` (default): the same construction on certified float vectors, all
+    cells at once (:mod:`certdp.analyses.accountants.mixture_vec`: float cell ends
+    certified below their grid points); where the floats cannot certify it, this
+    ``arb`` construction runs instead.
 
     ``coarsen`` = θ > 0 skips boundaries where little mass lies (:func:`_coarse_indices`):
     a cell then spans several grid steps [w_a, w_b] and its mass is split between its
@@ -744,6 +751,17 @@ def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 1
     lo, hi = min(r_lo, -a_hi), max(r_hi, -a_lo)  # the remove-frame indices both need
     must = {lo, hi, r_lo, r_hi, -a_hi, -a_lo}
     idx = _coarse_indices(sg, h, lo, hi, coarsen, must) if coarsen > 0 else list(range(lo, hi + 1))
+    if vectorised:
+        try:
+            out = {}
+            for rel, i_lo, i_hi in (("remove", r_lo, r_hi), ("add", a_lo, a_hi)):
+                ind = ([i for i in idx if i_lo <= i <= i_hi] if rel == "remove"
+                       else sorted(-i for i in idx if i_lo <= -i <= i_hi))
+                coeffs, offset, inf = upper_one_step_vec(sg.pair(rel), h, bits, ind)
+                out[rel] = DiscretePLD(fmpz_poly(coeffs), offset, h, bits, inf, "upper")
+            return out
+        except Fallback:
+            pass
     pos = {i: k for k, i in enumerate(idx)}
     n_all = len(idx)
     out: dict = {}
@@ -1004,50 +1022,32 @@ def _end_cell(pair: "MixturePair", s: float, hf: float, eta: float, lo_x: float,
 
 
 def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0,
-                   coarsen: float = 0.0) -> DiscretePLD:
+                   coarsen: float = 0.0, vectorised: bool = True) -> DiscretePLD:
     """Merged-output (post-processing) lower PLD of one step, masses rounded down
-    (``coarsen``: wider cells where little mass lies, :func:`lower_boundaries`)."""
+    (``coarsen``: wider cells where little mass lies, :func:`lower_boundaries`).
+
+    ``vectorised`` (default): the same cuts, the atoms certified on float vectors
+    (:func:`certdp.analyses.accountants.mixture_vec.lower_atoms_vec`); the cells the
+    floats cannot certify are certified here in ``arb``; if the float path cannot
+    run at all, the ``arb`` construction below."""
+    if vectorised:
+        try:
+            return _lower_one_step_vec(pair, h, bits, z, coarsen)
+        except Fallback:
+            pass
     bounds = lower_boundaries(pair, h, z, coarsen)
-    hf = float(h)
     atoms: dict[int, int] = {}
     with working_precision(max(ONE_STEP_PREC, bits + 24)):
-        hb = to_ball(h)
-        scale = arb(2) ** bits
-        s = to_ball(pair.sigma)
-        centres = tuple(sorted({c for w, c in pair.p_comps + pair.q_comps if w != 0}))
-        col = {c: i for i, c in enumerate(centres)}
-        p_w = [(to_ball(w), col[c], c) for w, c in pair.p_comps if w != 0]
-        q_w = [(to_ball(w), col[c], c) for w, c in pair.q_comps if w != 0]
         bb: list = ["-inf"] + [arb(x) for x in bounds] + ["+inf"]
-        rows = _side_table(bb, centres, s)  # Φ at each cut, once per centre
-        zero = arb(0)
+        cells = _LowerCells(pair, h, bits, bb)
         for j in range(len(bb) - 1):
             if not j % 512:
                 check_budget("the lower PLD of one step", j, len(bb) - 1)
-            a, b, ra, rb = bb[j], bb[j + 1], rows[j], rows[j + 1]
-            m = [_comp_mass_sides(a, ra, b, rb, i, s, c) for i, c in enumerate(centres)]
-            P = zero
-            for w, i, _ in p_w:
-                P += w * m[i]
-            Q = zero
-            for w, i, _ in q_w:
-                Q += w * m[i]
-            if not P > 0:  # (the lower end of P certainly positive)
-                continue
-            if not Q > 0:
-                continue
-            ell = (P / Q).log()
-            kk = math.floor(float(ell.mid()) / hf)
-            # certify  P >= e^{k h} Q  (ℓ >= k h)
-            for _ in range(64):
-                if (P - (kk * hb).exp() * Q) >= 0:
-                    break
-                kk -= 1
-            else:
-                continue
-            c = int(lower_bound(P * scale).floor().unique_fmpz())
-            if c > 0:
-                atoms[kk] = atoms.get(kk, 0) + c
+            cells.add(j, atoms)
+    return _lower_pld(atoms, h, bits)
+
+
+def _lower_pld(atoms: dict[int, int], h: Fraction, bits: int) -> DiscretePLD:
     if not atoms:
         raise PrecisionError("lower PLD is empty")
     k_lo, k_hi = min(atoms), max(atoms)
@@ -1055,6 +1055,80 @@ def lower_one_step(pair: MixturePair, h: Fraction, bits: int, z: float = 12.0,
     for kk, c in atoms.items():
         coeffs[kk - k_lo] += c
     return DiscretePLD(fmpz_poly(coeffs), k_lo, h, bits, 0, "lower")
+
+
+class _LowerCells:
+    """The arb certification of merged cells (bb[j], bb[j+1]) (ends: balls, or
+    "-inf"/"+inf"): the atom ⌊P 2^bits⌋ at the largest grid point kh with
+    P >= e^{kh} Q certified (P, Q the cell's masses; cells with P or Q not
+    certainly positive are dropped).  Runs inside the caller's working precision."""
+
+    def __init__(self, pair: MixturePair, h: Fraction, bits: int, bb: list) -> None:
+        self.h, self.hf, self.hb = h, float(h), to_ball(h)
+        self.scale = arb(2) ** bits
+        self.s = to_ball(pair.sigma)
+        self.centres = tuple(sorted({c for w, c in pair.p_comps + pair.q_comps if w != 0}))
+        col = {c: i for i, c in enumerate(self.centres)}
+        self.p_w = [(to_ball(w), col[c]) for w, c in pair.p_comps if w != 0]
+        self.q_w = [(to_ball(w), col[c]) for w, c in pair.q_comps if w != 0]
+        self.bb = bb
+        self.rows: dict[int, object] = {}  # Φ at each cut, once per centre, when first needed
+
+    def _row(self, j: int) -> object:
+        r = self.rows.get(j)
+        if r is None:
+            r = self.rows[j] = _side_table([self.bb[j]], self.centres, self.s)[0]
+        return r
+
+    def add(self, j: int, atoms: dict[int, int]) -> None:
+        a, b, ra, rb = self.bb[j], self.bb[j + 1], self._row(j), self._row(j + 1)
+        m = [_comp_mass_sides(a, ra, b, rb, i, self.s, c) for i, c in enumerate(self.centres)]
+        P = arb(0)
+        for w, i in self.p_w:
+            P += w * m[i]
+        Q = arb(0)
+        for w, i in self.q_w:
+            Q += w * m[i]
+        if not P > 0 or not Q > 0:  # (the lower ends of P and Q certainly positive)
+            return
+        ell = (P / Q).log()
+        kk = math.floor(float(ell.mid()) / self.hf)
+        # certify  P >= e^{k h} Q  (ℓ >= k h)
+        for _ in range(64):
+            if (P - (kk * self.hb).exp() * Q) >= 0:
+                break
+            kk -= 1
+        else:
+            return
+        c = int(lower_bound(P * self.scale).floor().unique_fmpz())
+        if c > 0:
+            atoms[kk] = atoms.get(kk, 0) + c
+
+
+#: The vectorised lower PLD must certify at least this much of its cells' float
+#: mass, else the arb construction runs (a float path that drops cells is sound but
+#: useless).
+LOWER_VEC_MIN_MASS = 1 - 1e-9
+
+
+def _lower_one_step_vec(pair: MixturePair, h: Fraction, bits: int, z: float, coarsen: float) -> DiscretePLD:
+    """:func:`lower_one_step` with the cuts of :func:`lower_boundaries` (the float
+    search) and the atoms certified on float vectors
+    (:func:`certdp.analyses.accountants.mixture_vec.lower_atoms_vec`); the cells the
+    floats cannot certify are certified in ``arb``.  Raises Fallback."""
+    cuts = np.asarray(lower_boundaries(pair, h, z, coarsen), dtype=np.float64)
+    if len(cuts) == 0 or not np.all(np.isfinite(cuts)):
+        raise Fallback("no cuts")
+    atoms, failed = lower_atoms_vec(pair, h, bits, cuts)
+    if failed:
+        with working_precision(max(ONE_STEP_PREC, bits + 24)):
+            bb: list = ["-inf"] + [arb(float(x)) for x in cuts] + ["+inf"]
+            cells = _LowerCells(pair, h, bits, bb)
+            for j in failed:
+                cells.add(j, atoms)
+    if sum(atoms.values()) < LOWER_VEC_MIN_MASS * 2**bits:
+        raise Fallback("too little mass certified")
+    return _lower_pld(atoms, h, bits)
 
 
 # ---------------------------------------------------------------------------
