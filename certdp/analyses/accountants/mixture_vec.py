@@ -266,3 +266,4 @@ def lower_atoms_vec(pair: "MixturePair", h: Fraction, bits: int, cuts: np.ndarra
             atoms[kv] = atoms.get(kv, 0) + int(u)
     failed = np.nonzero(pos & ~ok)[0].tolist()
     return atoms, failed
+

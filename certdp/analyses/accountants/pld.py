@@ -891,26 +891,8 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0, coarsen: f
     lr = pair.loss_range_f()
     p_f = tuple((float(w), c) for w, c in pair.p_comps)  # the same floats, converted once
     q_f = tuple((float(w), c) for w, c in pair.q_comps)
-    eta = 1e-11
-    # A finite end of the loss range (log(1-q) below for "remove", -log(1-q) above
-    # for "add") holds the bulk of the mass when q is small: the end cells are
-    # chosen so that their merged loss sits just above a grid point too (else the
-    # bulk is rounded down by up to h in every step: a drift of T*h).
-    b_bot = _end_cell(pair, s, hf, eta, lo_x, hi_x, "bottom") if math.isfinite(lr[0]) else None
-    b_top = _end_cell(pair, s, hf, eta, lo_x, hi_x, "top") if math.isfinite(lr[1]) else None
-    end_x = hi_x if b_top is None else b_top
-    if b_bot is not None and b_bot < end_x:
-        b = b_bot
-        k = math.floor(pair.loss_f(b) / hf) + 1
-    else:
-        k = math.ceil(pair.loss_f(lo_x) / hf)
-        w0 = k * hf - hf / 2
-        while w0 <= lr[0]:
-            k += 1
-            w0 = k * hf - hf / 2
-        b = pair.x_of_loss_f(w0) if w0 < lr[1] else lo_x
-        if not math.isfinite(b):  # the whole quantile range sits at one end of the loss range
-            b = lo_x
+    eta = LOWER_ETA
+    b, k, end_x, b_top = _lower_ends(pair, h, z)
     bounds = [b]
     K = 1  # grid steps per cell (a power of 2; 1 without coarsening)
     while b < end_x:
@@ -962,6 +944,41 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0, coarsen: f
     if b_top is not None and b_top > bounds[-1]:
         bounds.append(b_top)
     return bounds
+
+
+#: The float searches aim each lower cell's merged loss at a grid point + LOWER_ETA.
+LOWER_ETA = 1e-11
+
+
+def _lower_ends(pair: MixturePair, h: Fraction, z: float) -> tuple[float, int, float, float | None]:
+    """Float guide: (b, k, end_x, b_top) — the first cut b of the lower cells and the
+    grid index k its first cell aims at, the x where the cells end, and the top end
+    cell's cut (None without one).
+
+    A finite end of the loss range (log(1-q) below for "remove", -log(1-q) above for
+    "add") holds the bulk of the mass when q is small: the end cells are chosen so
+    that their merged loss sits just above a grid point too (else the bulk is rounded
+    down by up to h in every step: a drift of T*h)."""
+    s = float(pair.sigma)
+    hf = float(h)
+    lo_x, hi_x = pair.x_quantiles_f(z)
+    lr = pair.loss_range_f()
+    b_bot = _end_cell(pair, s, hf, LOWER_ETA, lo_x, hi_x, "bottom") if math.isfinite(lr[0]) else None
+    b_top = _end_cell(pair, s, hf, LOWER_ETA, lo_x, hi_x, "top") if math.isfinite(lr[1]) else None
+    end_x = hi_x if b_top is None else b_top
+    if b_bot is not None and b_bot < end_x:
+        b = b_bot
+        k = math.floor(pair.loss_f(b) / hf) + 1
+    else:
+        k = math.ceil(pair.loss_f(lo_x) / hf)
+        w0 = k * hf - hf / 2
+        while w0 <= lr[0]:
+            k += 1
+            w0 = k * hf - hf / 2
+        b = pair.x_of_loss_f(w0) if w0 < lr[1] else lo_x
+        if not math.isfinite(b):  # the whole quantile range sits at one end of the loss range
+            b = lo_x
+    return b, k, end_x, b_top
 
 
 def _lower_cell_steps(pair: "MixturePair", p_f: tuple, s: float, hf: float, b: float, k: int, K: int,
