@@ -96,12 +96,15 @@ def _delta_one_step(sigma: Fraction, q: Fraction, rel: str, eps: mp.mpf) -> mp.m
 @given(st.sampled_from([Fraction(3, 10), Fraction(1, 2), Fraction(11, 10), Fraction(2), Fraction(94, 10)]),
        st.sampled_from([Fraction(1, 1000), Fraction(1, 100), Fraction(32768, 100000), Fraction(9, 10), Fraction(1)]),
        st.sampled_from([Fraction(1, 128), Fraction(1, 1000), Fraction(1, 2048)]),
-       st.lists(st.floats(-0.5, 6), min_size=1, max_size=6))
-def test_vector_one_step_bounds_the_true_delta_and_stays_tight(sigma, q, h, epss):
+       st.lists(st.floats(-0.5, 6), min_size=1, max_size=6),
+       st.sampled_from([0.0, 1e-16, 1e-12]))
+def test_vector_one_step_bounds_the_true_delta_and_stays_tight(sigma, q, h, epss, coarsen):
     """F_ε of the float-vector upper PLD >= the true one-step δ(ε) (mpmath closed form),
-    and within 1e-9 (relative) + 1e-18 of the arb construction's F_ε."""
+    and (without coarse cells, whose blocks differ from the arb path's) within 1e-9
+    (relative) + 1e-18 of the arb construction's F_ε; with coarse cells within the
+    coarsening's own allowance θ of the truth."""
     sg = SubsampledGaussian(sigma, q)
-    vec = upper_one_steps(sg, h, 70, 8.5)
+    vec = upper_one_steps(sg, h, 70, 8.5, coarsen)
     ref = upper_one_steps(sg, h, 70, 8.5, vectorised=False)
     for rel in ("remove", "add"):
         for e in epss:
@@ -110,7 +113,8 @@ def test_vector_one_step_bounds_the_true_delta_and_stays_tight(sigma, q, h, epss
             fv = vec[rel].delta_ball(arb(e))
             fr = ref[rel].delta_ball(arb(e))
             assert mp.mpf(fv.upper().str(40, radius=False)) >= truth
-            assert fv.upper() <= fr.upper() * (1 + 1e-9) + 1e-18
+            slack = 1e-18 if coarsen == 0 else 2 * coarsen / float(h) + 1e-18
+            assert fv.upper() <= fr.upper() * (1 + 1e-9) + slack
 
 
 def test_vector_path_is_taken_and_faster_shape():
@@ -157,3 +161,18 @@ def test_vector_lower_one_step_stays_below_the_true_delta(sigma, q, h, rel, epss
         fv, fr = vec.delta_ball(arb(e)), ref.delta_ball(arb(e))
         assert mp.mpf(fv.lower().str(40, radius=False)) <= truth
         assert fv.lower() >= fr.lower() * (1 - 1e-9) - 1e-18
+
+
+def test_coarse_indices_keep_the_ends_and_the_must_points():
+    """The dyadic coarse cells: sorted, the ends and every must index kept, all points
+    without θ, fewer with θ (the tails merge)."""
+    from certdp.analyses.accountants.mixture_vec import coarse_indices_vec
+
+    pair = SubsampledGaussian(Fraction(11, 10), Fraction(1, 1000)).pair("remove")
+    h = Fraction(1, 4096)
+    lo, hi, must = -10, 9000, {-10, 9000, 17, 4095}
+    full = coarse_indices_vec(pair, h, lo, hi, 0.0, must)
+    assert full == list(range(lo, hi + 1))
+    some = coarse_indices_vec(pair, h, lo, hi, 1e-16, must)
+    assert some == sorted(set(some)) and some[0] == lo and some[-1] == hi
+    assert must <= set(some) and len(some) < len(full) / 2

@@ -38,7 +38,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from certdp.numerics.fnormal import interval_mass
-from certdp.numerics.fvec import TINY, U4, FVec, fexp, fexpm1, union
+from certdp.numerics.fvec import TINY, U4, FVec, Guide, fexp, fexpm1, union
 
 
 
@@ -267,3 +267,48 @@ def lower_atoms_vec(pair: "MixturePair", h: Fraction, bits: int, cuts: np.ndarra
     failed = np.nonzero(pos & ~ok)[0].tolist()
     return atoms, failed
 
+
+
+def coarse_indices_vec(pair: MixturePair, h: Fraction, lo: int, hi: int, theta: float,
+                       must: set[int]) -> list[int]:
+    """Float guide (not part of the proof): grid indices lo = i_0 < i_1 < ... = hi of
+    the cell ends, skipping the ends strictly inside an aligned dyadic block
+    [lo + j 2^l, lo + (j+1) 2^l] whose float P-mass times its loss width 2^l h is at
+    most θ (the tails, where a wide cell costs nothing) and that holds no index of
+    ``must`` strictly inside.  All blocks at once (numpy); any subset of the grid
+    points is sound for connect-the-dots."""
+    n = hi - lo
+    if n <= 1 or theta <= 0:
+        return list(range(lo, hi + 1))
+    hf = float(h)
+    idx = np.arange(lo, hi + 1)
+    x = _x_guide(pair, idx * hf)
+    inv_s = Guide.of_fraction(1 / pair.sigma)
+    with np.errstate(all="ignore"):
+        m = np.zeros(n)
+        for wt, c in pair.p_comps:
+            if wt != 0:
+                m += float(wt) * interval_mass(x[:-1], x[1:], float(c), inv_s).mid
+    m = np.nan_to_num(m, nan=np.inf)  # unknown mass: never merged
+    S = np.concatenate([[0.0], np.cumsum(m)])
+    pos = np.arange(n + 1)  # offsets of the grid points from lo
+    inside = np.zeros(n + 1, dtype=bool)
+    must_off = np.array(sorted(i - lo for i in must if lo < i < hi), dtype=np.int64)
+    level = 1
+    while (1 << level) <= n:
+        size = 1 << level
+        starts = np.arange(0, n - size + 1, size)
+        mass = S[starts + size] - S[starts]
+        ok = mass * size * hf <= theta
+        if len(must_off):  # a block with a must index strictly inside cannot merge
+            j = must_off // size
+            strict = (must_off % size) != 0
+            bad = np.unique(j[strict & (j < len(starts))])
+            ok[bad] = False
+        blk = pos // size
+        in_ok = np.zeros(n + 1, dtype=bool)
+        full = blk < len(starts)
+        in_ok[full] = ok[blk[full]]
+        inside |= in_ok & (pos % size != 0)
+        level += 1
+    return (idx[~inside]).tolist()

@@ -56,7 +56,7 @@ import numpy as np
 from flint import arb, fmpz, fmpz_poly
 
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
-from certdp.analyses.accountants.mixture_vec import Fallback, lower_atoms_vec, upper_one_step_vec
+from certdp.analyses.accountants.mixture_vec import Fallback, coarse_indices_vec, lower_atoms_vec, upper_one_step_vec
 from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError, check_budget
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
@@ -750,7 +750,10 @@ def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 1
     _check_grid(a_hi - a_lo + 1, h)
     lo, hi = min(r_lo, -a_hi), max(r_hi, -a_lo)  # the remove-frame indices both need
     must = {lo, hi, r_lo, r_hi, -a_hi, -a_lo}
-    idx = _coarse_indices(sg, h, lo, hi, coarsen, must) if coarsen > 0 else list(range(lo, hi + 1))
+    if vectorised:
+        idx = coarse_indices_vec(rem, h, lo, hi, coarsen, must)
+    else:
+        idx = _coarse_indices(sg, h, lo, hi, coarsen, must) if coarsen > 0 else list(range(lo, hi + 1))
     if vectorised:
         try:
             out = {}
