@@ -20,6 +20,14 @@ from certdp.numerics.fvec import FVec, fexp, fexpm1
 mp.mp.dps = 60
 
 
+@pytest.fixture(autouse=True)
+def _float_path_at_every_size(monkeypatch):
+    """The float path runs from VEC_MIN_CELLS cells on; these tests take it at any size."""
+    import certdp.analyses.accountants.pld as pld
+
+    monkeypatch.setattr(pld, "VEC_MIN_CELLS", 0)
+
+
 def _contains(v: FVec, i: int, truth: mp.mpf) -> bool:
     return mp.mpf(float(v.lo()[i])) <= truth <= mp.mpf(float(v.hi()[i]))
 

@@ -627,6 +627,10 @@ def _direct(s: arb, a: arb, b: arb, c: int) -> arb:
     return 1 - Phi_ball(za) - Phi_upper_ball(zb)
 
 
+#: Below this many cells the arb one-step constructions run (measured: the float
+#: vectors' fixed cost, ~20 ms of numpy calls, equals ~600 arb cells).
+VEC_MIN_CELLS = 1024
+
 #: The largest one-step grid (points) an accountant builds: a documented
 #: resource cap (beyond it: BudgetExceeded, "coarsen the grid").
 MAX_GRID_POINTS = 1 << 24
@@ -750,6 +754,7 @@ def upper_one_steps(sg: SubsampledGaussian, h: Fraction, bits: int, z: float = 1
     _check_grid(a_hi - a_lo + 1, h)
     lo, hi = min(r_lo, -a_hi), max(r_hi, -a_lo)  # the remove-frame indices both need
     must = {lo, hi, r_lo, r_hi, -a_hi, -a_lo}
+    vectorised = vectorised and hi - lo + 1 >= VEC_MIN_CELLS
     if vectorised:
         idx = coarse_indices_vec(rem, h, lo, hi, coarsen, must)
     else:
@@ -1139,6 +1144,8 @@ def _lower_one_step_vec(pair: MixturePair, h: Fraction, bits: int, z: float, coa
     cuts = np.asarray(lower_boundaries(pair, h, z, coarsen), dtype=np.float64)
     if len(cuts) == 0 or not np.all(np.isfinite(cuts)):
         raise Fallback("no cuts")
+    if len(cuts) < VEC_MIN_CELLS:
+        raise Fallback("few cells: arb is as fast")
     atoms, failed = lower_atoms_vec(pair, h, bits, cuts)
     if failed:
         with working_precision(max(ONE_STEP_PREC, bits + 24)):
