@@ -102,12 +102,38 @@ def _grid_losses(idx: np.ndarray, h: Fraction) -> FVec:
     return FVec(w, (np.abs(idx) * (float(err) * 2 + 2.0**-1070)) + np.abs(w) * U4 + TINY)
 
 
+#: Grid points per slice of the float construction (bounds the arrays' memory: about
+#: 150 arrays of this length at once).
+CHUNK = 1 << 17
+
+
 def upper_one_step_vec(pair: "MixturePair", h: Fraction, bits: int, indices: Sequence[int]) -> tuple[list[int], int, int]:
     """(coefficients, offset, inf units) of the upper one-step PLD of ``pair`` with
     support points at the grid indices ``indices`` (sorted; the first and last are
-    the grid's ends, offset = indices[0]).  Raises :class:`Fallback`."""
-    idx = np.asarray(indices, dtype=np.int64)
-    n_grid = int(idx[-1] - idx[0]) + 1
+    the grid's ends, offset = indices[0]).  Raises :class:`Fallback`.
+
+    Long grids go in slices of :data:`CHUNK` points sharing their end points: a slice's
+    cells put their masses on its points, the first slice adds the cell below the
+    grid, the last the cell above it (to +∞); the slices' units add up (each rounded
+    up on its own: at most one unit more per shared point)."""
+    idx_all = np.asarray(indices, dtype=np.int64)
+    n_grid = int(idx_all[-1] - idx_all[0]) + 1
+    coeffs = [0] * n_grid
+    inf_units = 0
+    starts = list(range(0, max(len(idx_all) - 1, 1), CHUNK))
+    for j, a in enumerate(starts):
+        part = idx_all[a:a + CHUNK + 1]
+        units, inf_u, kept_idx = _upper_slice(pair, h, bits, part, first=j == 0, last=j == len(starts) - 1)
+        for i, u in zip((kept_idx - idx_all[0]).tolist(), units.tolist()):
+            coeffs[i] += int(u)
+        inf_units += inf_u
+    return coeffs, int(idx_all[0]), inf_units
+
+
+def _upper_slice(pair: "MixturePair", h: Fraction, bits: int, idx: np.ndarray, first: bool,
+                 last: bool) -> tuple[np.ndarray, int, np.ndarray]:
+    """Units per kept grid point of one slice of :func:`upper_one_step_vec` (the
+    slice's end points must certify), the units at +∞, and the kept indices."""
     sign = pair.sign
     inv_2s2 = FVec.of_fraction(1 / (2 * pair.sigma**2))
     inv_s2 = FVec.of_fraction(1 / pair.sigma**2)
@@ -182,8 +208,8 @@ def upper_one_step_vec(pair: "MixturePair", h: Fraction, bits: int, indices: Seq
         a_lo = np.clip(np.nan_to_num(A.lo(), nan=0.0, neginf=0.0, posinf=0.0), 0.0, p_hi)
         b_up = np.where(empty, 0.0, (p_hi - a_lo) * (1 + U4) + TINY)
         # the first cell (−inf, x_0) and the last (x_n, +inf)
-        firsts = _tail_mass(pair, np.array([-np.inf]), x[:1], inv_s)
-        lasts = _tail_mass(pair, x[-1:], np.array([np.inf]), inv_s)
+        firsts = _tail_mass(pair, np.array([-np.inf]), x[:1], inv_s) if first else 0.0
+        lasts = _tail_mass(pair, x[-1:], np.array([np.inf]), inv_s) if last else 0.0
         at = np.zeros(len(idx))
         at[:-1] += a_lo
         at[1:] = _sum_up(at[1:], b_up)
@@ -192,10 +218,7 @@ def upper_one_step_vec(pair: "MixturePair", h: Fraction, bits: int, indices: Seq
         inf_units = float(np.ceil(np.ldexp(lasts, bits)))
         if not (np.all(np.isfinite(units)) and np.isfinite(inf_units) and np.all(np.isfinite(P.mid))):
             raise Fallback("non-finite mass")
-    coeffs = [0] * n_grid
-    for i, u in zip((idx - idx[0]).tolist(), units.tolist()):
-        coeffs[i] = int(u)
-    return coeffs, int(idx[0]), int(inf_units)
+    return units, int(inf_units), idx
 
 
 def _cell_masses(pair: MixturePair, xa: np.ndarray, xb: np.ndarray, inv_s: FVec) -> tuple[FVec, FVec]:
@@ -242,10 +265,22 @@ def lower_atoms_vec(pair: "MixturePair", h: Fraction, bits: int, cuts: np.ndarra
     (P(J) rounded down), and the cells the floats could not certify (the caller
     treats them in ``arb``).  A cell whose P or Q is not certainly positive is dropped
     (a lower PLD may drop mass)."""
+    xa_all = np.concatenate([[-np.inf], cuts])
+    xb_all = np.concatenate([cuts, [np.inf]])
+    atoms: dict[int, int] = {}
+    failed: list[int] = []
+    for a in range(0, len(xa_all), CHUNK):
+        f = _lower_slice(pair, h, bits, xa_all[a:a + CHUNK], xb_all[a:a + CHUNK], atoms)
+        failed.extend(a + j for j in f)
+    return atoms, failed
+
+
+def _lower_slice(pair: MixturePair, h: Fraction, bits: int, xa: np.ndarray, xb: np.ndarray,
+                 atoms: dict[int, int]) -> list[int]:
+    """:func:`lower_atoms_vec` for the cells (x_a, x_b): adds to ``atoms``, returns the
+    cells (positions in the slice) not certified."""
     hf = float(h)
     inv_s = FVec.of_fraction(1 / pair.sigma)
-    xa = np.concatenate([[-np.inf], cuts])
-    xb = np.concatenate([cuts, [np.inf]])
     with np.errstate(all="ignore"):
         P, Q = _cell_masses(pair, xa, xb, inv_s)
         pos = (P.lo() > 0) & (Q.lo() > 0) & P.finite() & Q.finite()
@@ -260,12 +295,10 @@ def lower_atoms_vec(pair: "MixturePair", h: Fraction, bits: int, cuts: np.ndarra
             done |= cert
             kk = np.where(done, kk, kk - 1)
         units = np.floor(np.ldexp(np.maximum(P.lo(), 0.0), bits))
-    atoms: dict[int, int] = {}
     for kv, u in zip(kk[ok].tolist(), units[ok].tolist()):
         if u > 0:
             atoms[kv] = atoms.get(kv, 0) + int(u)
-    failed = np.nonzero(pos & ~ok)[0].tolist()
-    return atoms, failed
+    return np.nonzero(pos & ~ok)[0].tolist()
 
 
 
