@@ -29,7 +29,7 @@ import numpy as np
 from flint import arb
 
 from certdp.numerics.ball import working_precision
-from certdp.numerics.fvec import UP, FVec, Guide, exp, union
+from certdp.numerics.fvec import DOWN, UP, FVec, Guide, exp, ipow, union
 from certdp.numerics.normal import Phi_upper_ball, phi_ball
 
 #: Beyond this |z| the tail is enclosed by [0, Φ̄(ZFAR_BOUND)].
@@ -37,7 +37,7 @@ ZFAR = 37.5
 ZFAR_BOUND = 37
 #: The remainder of J is kept below this fraction of |t|.
 J_REL = 1e-19
-_E58 = 1.8682  # > e^{5/8}
+_E58 = 1.86825  # > e^{5/8} = 1.8682459...
 
 
 @functools.lru_cache(maxsize=1)
@@ -86,7 +86,8 @@ def J(a: FVec, t: FVec) -> FVec:
         acc = acc + (c * tp).scaled(float(n + 2))
     if ctx is Guide:
         return acc
-    rem = T * (_E58 * np.where(ok, rho, 0.0) ** (n_terms + 1) / (1 - np.where(ok, rho, 0.0))) * UP
+    r = np.where(ok, rho, 0.0)
+    rem = T * (_E58 * ipow(r, n_terms + 1) / ((1 - r) * DOWN)) * UP
     return FVec(acc.mid, np.where(ok, (acc.rad + rem) * UP, np.inf))
 
 

@@ -118,22 +118,33 @@ def upper_one_step_vec(pair: "MixturePair", h: Fraction, bits: int, indices: Seq
     up on its own: at most one unit more per shared point)."""
     idx_all = np.asarray(indices, dtype=np.int64)
     n_grid = int(idx_all[-1] - idx_all[0]) + 1
+    # the float guides (numpy's log/exp) once for all points: a shared end point must get
+    # the very same float end in both slices (numpy may round a libm function differently
+    # in its vector body and its scalar tail; the IEEE operations after it are exact)
+    w_mid = _grid_losses(idx_all, h).mid
+    xg_all = _x_guide(pair, w_mid)
+    with np.errstate(all="ignore"):
+        step = _loss_slope_guide(pair, xg_all)
+        base = 2.0**-44 * np.maximum(1.0, np.abs(w_mid)) / np.where(step > 0, step, np.inf)
+        base_all = np.maximum(np.nan_to_num(base, nan=0.0, posinf=0.0), 2.0**-50 * (np.abs(xg_all) + 1.0))
     coeffs = [0] * n_grid
     inf_units = 0
     starts = list(range(0, max(len(idx_all) - 1, 1), CHUNK))
     for j, a in enumerate(starts):
-        part = idx_all[a:a + CHUNK + 1]
-        units, inf_u, kept_idx = _upper_slice(pair, h, bits, part, first=j == 0, last=j == len(starts) - 1)
+        part = slice(a, a + CHUNK + 1)
+        units, inf_u, kept_idx = _upper_slice(pair, h, bits, idx_all[part], xg_all[part], base_all[part],
+                                              first=j == 0, last=j == len(starts) - 1)
         for i, u in zip((kept_idx - idx_all[0]).tolist(), units.tolist()):
             coeffs[i] += int(u)
         inf_units += inf_u
     return coeffs, int(idx_all[0]), inf_units
 
 
-def _upper_slice(pair: "MixturePair", h: Fraction, bits: int, idx: np.ndarray, first: bool,
-                 last: bool) -> tuple[np.ndarray, int, np.ndarray]:
+def _upper_slice(pair: "MixturePair", h: Fraction, bits: int, idx: np.ndarray, xg: np.ndarray,
+                 base: np.ndarray, first: bool, last: bool) -> tuple[np.ndarray, int, np.ndarray]:
     """Units per kept grid point of one slice of :func:`upper_one_step_vec` (the
-    slice's end points must certify), the units at +∞, and the kept indices."""
+    slice's end points must certify), the units at +∞, and the kept indices.  ``xg``:
+    the float guide x(ω_i); ``base``: the first step down from it."""
     sign = pair.sign
     inv_2s2 = FVec.of_fraction(1 / (2 * pair.sigma**2))
     inv_s2 = FVec.of_fraction(1 / pair.sigma**2)
@@ -145,20 +156,15 @@ def _upper_slice(pair: "MixturePair", h: Fraction, bits: int, idx: np.ndarray, f
         # e^{±ω_i}
         e_w = fexp(w)
         e_mw = fexp(-w)
-        xg = _x_guide(pair, w.mid)
         fin = np.isfinite(xg)
-        # move each finite end a little down (L increases in x), then certify L(x) <= ω
+        # move each finite end a little down (L increases in x), then certify L(x) <= ω;
+        # ``base`` moves the loss down by about 2⁻⁴⁴ max(1, |ω|) (dL/dx = q e^t/(D σ²)):
+        # a loss shift, not an x shift, is what costs tightness (a cell's split A
+        # divides by a difference of support losses)
         x = xg.copy()
         kept = np.zeros(len(idx), dtype=bool)
         et = FVec.exact(np.zeros(len(idx)))
         todo = fin.copy()
-        # the float step δx that moves the loss down by about 2⁻⁴⁴ max(1, |ω|)
-        # (dL/dx = q e^t/(D σ²) for remove, the same form mirrored for add): a loss
-        # shift, not an x shift, is what costs tightness (a cell's split A divides by
-        # a difference of support losses)
-        step = _loss_slope_guide(pair, xg)
-        base = 2.0**-44 * np.maximum(1.0, np.abs(w.mid)) / np.where(step > 0, step, np.inf)
-        base = np.maximum(np.nan_to_num(base, nan=0.0, posinf=0.0), 2.0**-50 * (np.abs(xg) + 1.0))
         for grow in (1.0, 2.0**4, 2.0**8, 2.0**12, 2.0**16, 2.0**20):
             if not todo.any():
                 break
