@@ -155,9 +155,10 @@ class FVec:
         return FVec(c, _up(self.rad / abs(k) + np.abs(c) * U2))
 
     def abs_hi(self) -> np.ndarray:
-        """An upper bound of |x| over the ball."""
+        """An upper bound of |x| over the ball (the sum and the correction each rounded
+        by at most u: 4u covers both)."""
         s = np.abs(self.mid) + self.rad
-        return s * (1 + U2) + TINY
+        return s * (1 + U4) + TINY
 
 
 def _as(x: "FVec | float | int") -> FVec:
