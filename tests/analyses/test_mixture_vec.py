@@ -222,3 +222,16 @@ def test_coarse_tails_stay_tight_at_a_tiny_theta():
         a, b = vec["remove"].delta_ball(arb(e)), ref["remove"].delta_ball(arb(e))
         assert abs(float(((a - b) / b).mid())) < 1e-6
         assert mp.mpf(a.upper().str(40, radius=False)) >= _delta_one_step(sg.sigma, sg.rate, "remove", mp.mpf(e))
+
+
+def test_long_float_one_step_keeps_the_budget(monkeypatch):
+    """The float one-step reports progress and checks the time budget per slice: a
+    budget spent before the work ends is a BudgetExceeded, not a silent overrun."""
+    import certdp.analyses.accountants.mixture_vec as mv
+    from certdp.errors import BudgetExceeded, budget
+
+    monkeypatch.setattr(mv, "CHUNK", 2000)
+    sg = SubsampledGaussian(Fraction(1, 2), Fraction(1, 100))
+    with pytest.raises(BudgetExceeded):
+        with budget(1e-4):
+            upper_one_steps(sg, Fraction(1, 4096), 70, 8.5)

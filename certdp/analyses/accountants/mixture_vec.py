@@ -37,6 +37,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from certdp.errors import check_budget
 from certdp.numerics.fnormal import interval_mass
 from certdp.numerics.fvec import TINY, U4, FVec, Guide, fexp, fexpm1, union
 
@@ -131,6 +132,7 @@ def upper_one_step_vec(pair: "MixturePair", h: Fraction, bits: int, indices: Seq
     inf_units = 0
     starts = list(range(0, max(len(idx_all) - 1, 1), CHUNK))
     for j, a in enumerate(starts):
+        check_budget("the upper PLD of one step (float vectors)", a, len(idx_all))
         part = slice(a, a + CHUNK + 1)
         units, inf_u, kept_idx = _upper_slice(pair, h, bits, idx_all[part], xg_all[part], base_all[part],
                                               first=j == 0, last=j == len(starts) - 1)
@@ -276,6 +278,7 @@ def lower_atoms_vec(pair: "MixturePair", h: Fraction, bits: int, cuts: np.ndarra
     atoms: dict[int, int] = {}
     failed: list[int] = []
     for a in range(0, len(xa_all), CHUNK):
+        check_budget("the lower PLD of one step (float vectors)", a, len(xa_all))
         f = _lower_slice(pair, h, bits, xa_all[a:a + CHUNK], xb_all[a:a + CHUNK], atoms)
         failed.extend(a + j for j in f)
     return atoms, failed
