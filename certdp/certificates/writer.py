@@ -152,7 +152,7 @@ def _upper_dp_claims(eps: object, delta: object, eps_hi: "Enclosure | None", del
 
 def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
                          eps_hi: "Enclosure | None" = None, delta_hi: "Enclosure | None" = None,
-                         assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+                         assumptions: tuple[str, ...] = (), pld: "dict[str, Any] | None" = None) -> dict[str, Any]:
     """Certificate (kind ``dp``) that ``mech`` is (ε, δ)-DP, for an answer's upper end:
     give ``eps`` and the δ enclosure ``delta_hi`` (the claim's δ is its upper end),
     or ``delta`` and the ε enclosure ``eps_hi``.  Closed-form profiles are re-evaluated
@@ -160,7 +160,9 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     discretisation (evidence ``pld``, re-derived by :mod:`certdp.certificates.check_pld`).
     The upper end is rounded up to 12, 10, 8 or 6 significant digits — the first claim
     the checker proves (a re-derivation may round a few fixed-point units
-    differently from the accountant).  InputError when no route can be certified."""
+    differently from the accountant).  ``pld``: the discretisation the answer came from
+    (h, tau, z, bits), tried first for a composition of subsampled Gaussians.
+    InputError when no route can be certified."""
     from certdp.certificates.checker import check  # noqa: PLC0415
     from certdp.mechanisms.transforms import ComposeAll  # noqa: PLC0415
 
@@ -190,6 +192,8 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
         tau = (base._tau_for(d) if d is not None else None) or base.tau
         evidences = [{"pld": PLDAccountant(h=base.h / 2**j, tau=tau).compose(mech).discretisation()}
                      for j in range(4)]
+        if pld is not None:  # the answer's own grid first (a width request may choose any)
+            evidences.insert(0, {"pld": {k: pld[k] for k in ("h", "tau", "z", "bits")}})
     for j, evidence in enumerate(evidences):
         check_budget("refining the certificate's grid", j, len(evidences))
         for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
@@ -567,9 +571,10 @@ def dpsgd_certificate(res: Any) -> dict[str, Any]:
     spec = f"compose({inner}, k={res.steps})" if res.rate == 1 else \
         f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
     mech = parse_spec(spec)
+    own = res.settings if res.rate < 1 and "h" in res.settings else None
     if res.eps is not None:
-        return upper_dp_certificate(mech, delta=res.target, eps_hi=res.eps)
-    return upper_dp_certificate(mech, eps=res.target, delta_hi=res.delta)
+        return upper_dp_certificate(mech, delta=res.target, eps_hi=res.eps, pld=own)
+    return upper_dp_certificate(mech, eps=res.target, delta_hi=res.delta, pld=own)
 
 
 def gdp_except_certificate(res: Any) -> dict[str, Any]:

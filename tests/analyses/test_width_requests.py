@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from certdp.analyses.dispatch import narrowed_epsilon
 from certdp.cli import main
@@ -164,3 +166,68 @@ def test_dpsgd_upper_only_width_says_whether_the_prediction_meets_it(capsys, wid
                  "--upper-only", "--width", width])
     out = capsys.readouterr().out
     assert code == 0 and says in out
+
+
+@given(st.floats(min_value=1e-12, max_value=1e3, allow_nan=False))
+def test_grid_at_most_is_the_largest_four_bit_step_below(x):
+    from certdp.analyses.accountants.dpsgd import grid_at_most  # noqa: PLC0415
+
+    g = grid_at_most(x)
+    m, e = g, 0
+    while m.denominator != 1 or m >= 16:  # g = m·2^e with 8 <= m <= 15
+        m, e = (m * 2, e - 1) if m.denominator != 1 else (m / 2, e + 1)
+    while m < 8:
+        m, e = m * 2, e - 1
+    assert 8 <= m <= 15 and m.denominator == 1
+    # at most x, and the next larger such step is above x
+    assert g <= Fraction(x) < g * (m + 1) / m
+
+
+@pytest.mark.parametrize("width", ["1/1000", "1/10", "1"])
+def test_refined_grid_is_finer_and_within_the_budget(width):
+    from certdp.analyses.accountants.dpsgd import _refined_grid  # noqa: PLC0415
+    from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
+
+    h, finest = Fraction(1, 1024), Fraction(1, 16384)
+    enc = Enclosure.hull(Enclosure.exact(2), Enclosure.exact(2 + Fraction(width)))
+    g = _refined_grid(h, enc, Fraction(1, 1000), finest)
+    assert finest <= g <= h * Fraction(7, 8)
+    # the width model (~h^2.2, aiming at 0.8 of the target): a width at the target
+    # needs only the next step down (7/8 h); 1000x the target is refined to the budget's end
+    if width == "1/1000":
+        assert g == h * Fraction(7, 8)
+    if width == "1":
+        assert g == finest
+    # no lower end: one halving
+    assert _refined_grid(h, Enclosure.hull(Enclosure.exact(0), Enclosure.exact(3)), Fraction(1, 1000), finest) == h / 2
+
+
+def test_a_width_between_two_halvings_gets_a_grid_between_them():
+    # the width 0.0068 at sigma 2, q 0.01, T 1e4 lies between the default grid's width
+    # (0.0099 at h = 1/1024) and a halving's (0.004 at 1/2048): a grid in between, no
+    # coarser than needed, and the enclosure contains dp_accounting's value 2.16277 within
+    # its certified error (the truth from the default enclosure [2.159, 2.170] and the
+    # half grid's [2.161, 2.165], measured)
+    from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
+
+    r = dpsgd("2", "0.01", 10_000, delta="1e-5", width="0.0068")
+    h = Fraction(r.settings["h"])
+    assert Fraction(1, 2048) < h < Fraction(1, 1024)
+    assert r.eps.hi_exact - r.eps.lo_exact <= Fraction(68, 10000)
+    half = dpsgd("2", "0.01", 10_000, delta="1e-5", h="1/2048")
+    assert r.eps.lo_exact <= half.eps.hi_exact and half.eps.lo_exact <= r.eps.hi_exact
+
+
+def test_clt_guide_beyond_the_float_range_solves_the_gdp_profile():
+    # mu = 0.32768·sqrt(1e4·(e^{1/1.21} − 1)) ≈ 34.8: e^eps overflows floats at the root
+    # (the float guide answered nan); the guide must solve delta_mu(eps) = 1e-5, checked
+    # in mpmath at 50 digits
+    from certdp.analyses.accountants.dpsgd import _clt_eps_f  # noqa: PLC0415
+
+    v = _clt_eps_f(Fraction(11, 10), Fraction(32768, 100000), 10_000, 1e-5)
+    assert v == v and v > 700
+    with mpmath.workdps(50):
+        mu = mpf("0.32768") * mpmath.sqrt(10_000 * mpmath.expm1(1 / mpf("1.21")))
+        e = mpf(v)
+        d = mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+        assert abs(d / mpf("1e-5") - 1) < 1e-6

@@ -18,14 +18,16 @@ Calibration (the optimal σ, rate or step count on a grid) is
 
 from __future__ import annotations
 
+import functools
 import math
 import time
+from typing import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from flint import arb
 
-from certdp.analyses.accountants.base import check_width, default_width, halvings
+from certdp.analyses.accountants.base import check_width, default_width
 from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import working_precision
@@ -95,7 +97,7 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     ``mu=True`` adds the certified GDP report.  ``two_sided=False`` skips the
     lower PLD (faster; the enclosure's lower end is then the trivial 0 and
     ``mu`` is unavailable).  With the automatic grid the two-sided answer is refined
-    (up to :data:`MAX_REFINE` halvings) to ``width`` (absolute, exact or a closed
+    (down to a grid :data:`MAX_REFINE` halvings finer, :func:`_refined_grid`) to ``width`` (absolute, exact or a closed
     form), by default to :func:`default_width`; ``settings["width_target"]`` states
     the target, and a missed one is visible by comparing it with the width.
 
@@ -134,22 +136,21 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
         if start != acc.h:
             acc = PLDAccountant(h=start, tau=tau, lower=two_sided).compose(SubsampledGaussian(s, q), T)
     kw: dict = {}
-    halved = 0  # halvings of the grid so far (at most MAX_REFINE)
+    finest = acc.h / 2**MAX_REFINE  # the refinement's budget: MAX_REFINE halvings' worth
     for refine in range(MAX_REFINE + 1):
         if delta is not None:
             kw["eps"] = answer = at_closed_form(acc.epsilon, delta, "delta")
         else:
             kw["delta"] = answer = at_closed_form(acc.delta, eps, "eps")
         w_target = w_req if w_req is not None else default_width(answer, delta is not None)
-        if h is not None or not two_sided or answer.hi_exact - answer.lo_exact <= w_target or halved >= MAX_REFINE:
+        if (h is not None or not two_sided or answer.hi_exact - answer.lo_exact <= w_target
+                or acc.h <= finest or refine == MAX_REFINE):
             break
         if refine and answer.lo_exact == 0:
             break  # a finer grid did not give a lower end (a tiny δ below the lower PLD's reach)
-        check_budget("refining the PLD grid for a narrower enclosure", halved + 1, MAX_REFINE)
-        # no lower end yet: no width to extrapolate from, one halving (as before)
-        k = 1 if answer.lo_exact == 0 else min(_halvings(answer, w_target), MAX_REFINE - halved)
-        halved += k
-        acc = PLDAccountant(h=acc.h / 2**k, tau=tau, lower=True).compose(SubsampledGaussian(s, q), T)
+        check_budget("refining the PLD grid for a narrower enclosure", refine + 1, MAX_REFINE)
+        acc = PLDAccountant(h=_refined_grid(acc.h, answer, w_target, finest), tau=tau,
+                            lower=True).compose(SubsampledGaussian(s, q), T)
     if mu:
         from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
@@ -168,8 +169,9 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     return DPSGDResult(s, q, T, seconds=time.perf_counter() - t0, settings=settings, target=target, **kw)
 
 
-#: With the automatic grid, a two-sided answer wider than TARGET_WIDTH is
-#: recomputed on a grid twice as fine, at most MAX_REFINE times.
+#: With the automatic grid, a two-sided answer wider than its target width is
+#: recomputed on a finer grid (:func:`_refined_grid`), at most MAX_REFINE times and
+#: down to MAX_REFINE halvings of the first grid.
 MAX_REFINE = 4
 
 
@@ -179,11 +181,13 @@ MAX_REFINE = 4
 WIDTH_RATIO_PER_HALVING = 2**2.2
 
 
+@functools.lru_cache(maxsize=256)
 def _clt_eps_f(s: Fraction, q: Fraction, T: int, delta: float) -> float:
     """Float guide: ε(δ) of μ-GDP with the CLT μ = q·√(T(e^{1/σ²} − 1)) (Dong, Roth &
     Su 2022, Thm 6: the limit of T Poisson-subsampled Gaussian steps as q → 0 with
-    q√T fixed); by bisection on δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2).  nan when
-    μ overflows or is 0."""
+    q√T fixed); by bisection on δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) in mpmath
+    (e^ε beyond the float range at μ ≈ 35: σ 1.1, q 0.32768, T 10⁴).  nan when μ
+    overflows or is 0."""
     inv = 1 / float(s) ** 2
     if inv > 700:
         return math.nan
@@ -191,19 +195,34 @@ def _clt_eps_f(s: Fraction, q: Fraction, T: int, delta: float) -> float:
     if not 0 < mu < 1e3:
         return math.nan
 
-    def d(e: float) -> float:
-        Phi = lambda x: math.erfc(-x / math.sqrt(2)) / 2  # noqa: E731
-        return Phi(-e / mu + mu / 2) - math.exp(e) * Phi(-e / mu - mu / 2)
+    if mu * (mu + 40) < 700:  # floats: e^ε stays in range
+        def d(e: float) -> float:
+            Phi = lambda x: math.erfc(-x / math.sqrt(2)) / 2  # noqa: E731
+            return Phi(-e / mu + mu / 2) - math.exp(e) * Phi(-e / mu - mu / 2)
 
-    lo, hi = 0.0, min(mu * (mu + 40), 700.0)  # e^ε overflows beyond ~709
+        return _bisect_guide(d, 0.0, mu * (mu + 40), delta, 200)
+    import mpmath  # noqa: PLC0415
+
+    with mpmath.workdps(25 + int(max(0.0, -math.log10(max(delta, 1e-300))))):
+        m = mpmath.mpf(mu)
+
+        def dm(e: object) -> object:  # e^ε and Φ far in the tail as mpf: no overflow
+            return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+        return _bisect_guide(dm, mpmath.mpf(0), m * (m + 40), delta, 40)
+
+
+def _bisect_guide(d: Callable, lo: object, hi: object, delta: float, steps: int) -> float:
+    """The upper end of a bisection for d(ε) = δ on [lo, hi] (d decreasing): 0 when d(lo)
+    <= δ, nan when d(hi) > δ."""
     if d(lo) <= delta:
         return 0.0
     if d(hi) > delta:
-        return math.nan  # beyond the float range: no guide
-    for _ in range(200):
+        return math.nan
+    for _ in range(steps):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
-    return hi
+    return float(hi)
 
 
 #: Measured on the DP-SGD bench (T = 100 and 10⁴): the two-sided ε enclosure's relative
@@ -232,34 +251,49 @@ def predicted_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float)
         return math.nan  # beyond the float range: no guide
 
 
+def grid_at_most(x: float) -> Fraction:
+    """The largest grid step m·2^e (8 <= m <= 15) at most the float x > 0: a 4-bit
+    mantissa keeps i·h exact in floats (the one-step construction's grid losses,
+    :func:`certdp.analyses.accountants.mixture_vec._grid_losses`), and neighbouring
+    steps differ by at most 12.5 %, so a width request is met without the 4x cost of a
+    whole halving.  A guide: any grid step is sound."""
+    m, e = math.frexp(x)  # x = m·2^e, 1/2 <= m < 1
+    return Fraction(math.floor(m * 16)) * Fraction(2) ** (e - 4)
+
+
 def _grid_for_width(h: Fraction, s: Fraction, q: Fraction, T: int, delta: float, width: float,
                     share: float = 0.5) -> Fraction:
-    """The coarsest grid h·2^j (j from −MAX_REFINE, no coarser than DEFAULT_H) whose
-    :func:`predicted_width` is at most ``share`` of the requested one; h itself when
-    nothing predicts (a guide only: the refinement loop checks the width reached)."""
+    """The coarsest grid (:func:`grid_at_most`, between h/2^MAX_REFINE and
+    max(h, DEFAULT_H)) whose :func:`predicted_width` is at most ``share`` of the
+    requested one (the prediction is quadratic in h); h itself when nothing predicts
+    (a guide only: the refinement loop checks the width reached)."""
     from certdp.analyses.accountants.pld import DEFAULT_H  # noqa: PLC0415
 
-    if math.isnan(predicted_width(h, s, q, T, delta)):
+    pw = predicted_width(h, s, q, T, delta)
+    if not pw > 0:
         return h
-    finest = h / 2**MAX_REFINE
-    while h > finest and predicted_width(h, s, q, T, delta) > width * share:
-        h /= 2
-    while 2 * h <= DEFAULT_H and predicted_width(2 * h, s, q, T, delta) <= width * share:
-        h *= 2
-    return h
-    spread = float(q) * math.sqrt(math.expm1(inv))
-    finest = h / 2**MAX_REFINE
-    while h > finest and WIDTH_MODEL * (float(h) / spread) ** 2 * eps > width * share:
-        h /= 2
-    while 2 * h <= DEFAULT_H and WIDTH_MODEL * (float(2 * h) / spread) ** 2 * eps <= width * share:
-        h *= 2
-    return h
+    want = float(h) * math.sqrt(min(width * share / pw, 1e12))
+    finest, coarsest = h / 2**MAX_REFINE, max(h, DEFAULT_H)
+    return min(coarsest, max(finest, grid_at_most(want)))
 
 
-def _halvings(enc: Enclosure, target: Fraction) -> int:
-    """How many halvings of the grid should bring a too-wide enclosure to the target
-    width (at least 1), from :data:`WIDTH_RATIO_PER_HALVING` (:func:`halvings`)."""
-    return halvings(enc.hi_exact - enc.lo_exact, target, WIDTH_RATIO_PER_HALVING)
+#: A refinement aims at this fraction of the target width (the width model's error is
+#: about +-30 % between the cells of the bench).
+REFINE_AIM = 0.8
+
+
+def _refined_grid(h: Fraction, enc: Enclosure, target: Fraction, finest: Fraction) -> Fraction:
+    """The next grid for an enclosure wider than ``target``: h shrunk by
+    (REFINE_AIM·target/width)^(1/2.2) (:data:`WIDTH_RATIO_PER_HALVING`: the width goes
+    about like h^2.2), rounded down to :func:`grid_at_most`; one halving when there is no
+    lower end to measure a width from; at most 7/8 of h, and no finer than ``finest``."""
+    width = enc.hi_exact - enc.lo_exact
+    if enc.lo_exact == 0 or width <= 0:
+        shrink = 0.5
+    else:
+        r = target * Fraction(REFINE_AIM) / width  # exact; tiny ratios capped by the floor
+        shrink = float(max(r, Fraction(1, 2**60))) ** (1 / math.log2(WIDTH_RATIO_PER_HALVING))
+    return max(finest, grid_at_most(float(h) * min(shrink, 0.875)))
 
 
 def _full_batch(s: Fraction, T: int, *, delta: object, eps: object, mu: bool, t0: float) -> DPSGDResult:

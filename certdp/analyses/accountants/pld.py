@@ -1428,15 +1428,19 @@ class PLDAccountant(Accountant):
         if self.bits is not None:
             return int(self.bits)
         # enough bits that rounding dust (1 unit per coefficient per product) stays
-        # far below tau: bits >= log2(n / tau) + margin
+        # far below tau: bits >= log2(n / tau) + margin, n a guide to the composed
+        # length: k steps of loss range R span at most k·R, and after the truncation
+        # at τ about √k·R (the spread of a sum grows like √k): 4√k·R + R is taken.
+        # (A guide only: the rounding is one-sided whatever the bits.)
         span = 0.0
         z, tail = self._z(), self._tail()
         for m, k in self.items:
             if isinstance(m, SubsampledGaussian):
                 sig = float(m.sigma)  # a tiny σ (1e-300) has an unbounded span: capped below
-                span += (k * 2.0 / sig**2 if sig > 1e-100 else math.inf) + 40.0
+                one = 2.0 / sig**2 if sig > 1e-100 else math.inf
             else:
-                span += k * float(_source_range(m, z, tail)) + 40.0
+                one = float(_source_range(m, z, tail))
+            span += min(k, 4 * math.sqrt(k) + 1) * one + 40.0
         n = max(1e4, min(span, 1e7) / float(min(self.h, Fraction(10**300))))
         tau = float(self.tau) if self.tau > 0 else 2.0 ** -60
         return int(math.ceil(math.log2(n / tau))) + 8
