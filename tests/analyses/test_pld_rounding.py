@@ -87,3 +87,63 @@ def test_checker_product_rounds_up(a, b, ia, ib, bits):
         assert g == -((-e) // 2**bits)
     inf_exact = Fraction(ia * (sum(b) + ib) + sum(a) * ib, 2**bits)
     assert inf_exact <= inf < inf_exact + 1
+
+
+def _reference_combine(A, B, tau_units):
+    """The composition as it was built on FLINT polynomials (fmpz_poly product, floor
+    division by 2^bits, +1 per coefficient for the upper kind, then the tails moved),
+    written out independently of :mod:`certdp.numerics.kronecker`."""
+    from flint import fmpz
+
+    bits = A.bits
+    prod = A.poly * B.poly
+    fa, fb = (int(p.poly(1)) if p.poly.length() else 0 for p in (A, B))
+    inf_exact = A.inf * (fb + B.inf) + fa * B.inf
+    n = prod.length()
+    prod = prod // fmpz(1 << bits)
+    if A.kind == "upper":
+        prod = prod + fmpz_poly([1] * n)
+        inf = -((-inf_exact) >> bits)
+    else:
+        inf = inf_exact >> bits
+    cs = [int(c) for c in prod.coeffs()]
+    if len(cs) <= 1 or tau_units <= 0:
+        return cs, A.offset + B.offset, inf
+    pre = [0]
+    for c in cs:
+        pre.append(pre[-1] + c)
+    total = pre[-1]
+    lo = max(k for k in range(len(cs)) if pre[k] <= tau_units)
+    hi = min(k for k in range(lo, len(cs)) if total - pre[k + 1] <= tau_units)
+    kept = cs[lo:hi + 1]
+    if A.kind == "upper":
+        kept[0] += pre[lo]
+        inf += total - pre[hi + 1]
+    else:
+        kept[-1] += total - pre[hi + 1]
+    while kept and kept[-1] == 0:
+        kept.pop()
+    return kept, A.offset + B.offset + lo, inf
+
+
+big = st.lists(st.one_of(st.just(0), st.integers(0, 2**130), st.integers(2**63, 2**64 + 5)), min_size=0, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(big, big, st.integers(0, 2**70), st.integers(0, 2**70), st.integers(1, 140),
+       st.integers(0, 2**80), st.booleans())
+def test_combine_equals_the_polynomial_product_exactly(a, b, ia, ib, bits, tau, square):
+    # the Kronecker-substitution product and the limb arithmetic (carries across 64-bit
+    # limbs, shifts by any number of bits, tails moved at any tau) give the very
+    # coefficients of the FLINT polynomial product, re-rounded and truncated
+    h = Fraction(1, 64)
+    for kind in ("upper", "lower"):
+        inf_a, inf_b = (ia, ib) if kind == "upper" else (0, 0)
+        A = DiscretePLD(fmpz_poly(a), 3, h, bits, inf_a, kind)
+        B = A if square else DiscretePLD(fmpz_poly(b), -2, h, bits, inf_b, kind)
+        C = A.combine(B, tau)
+        want, off, inf = _reference_combine(A, B, tau)
+        assert [int(c) for c in C.poly.coeffs()] == want
+        assert C.inf == inf
+        if want:
+            assert C.offset == off

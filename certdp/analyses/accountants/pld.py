@@ -58,6 +58,7 @@ from flint import arb, fmpz, fmpz_poly
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
 from certdp.analyses.accountants.mixture_vec import Fallback, coarse_indices_vec, lower_atoms_vec, upper_one_step_vec
 from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError, check_budget
+from certdp.numerics import kronecker
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
@@ -290,83 +291,17 @@ class DiscretePLD:
         return int(self.poly(1)) + self.inf if self.poly.length() else self.inf
 
     def combine(self, other: "DiscretePLD", tau_units: int) -> "DiscretePLD":
-        """The convolution (composition), re-rounded to ``bits`` and truncated."""
+        """The convolution (composition), re-rounded to ``bits`` and truncated
+        (:meth:`_Chain.combine`)."""
         if self.h != other.h or self.bits != other.bits or self.kind != other.kind:
             raise ValueError("incompatible PLDs")
-        B = self.bits
-        prod = self.poly * other.poly
-        ta, tb = self.total_units(), other.total_units()
-        fa = ta - self.inf
-        inf_exact = self.inf * tb + fa * other.inf
-        if self.kind == "upper":
-            # ceil(c / 2^B) <= floor(c / 2^B) + 1 (c >= 0; fmpz_poly // fmpz is the
-            # coefficient-wise floor only for non-negative coefficients)
-            n = prod.length()
-            prod = (prod // fmpz(1 << B)) + _ones(n)
-            inf = -((-inf_exact) >> B)
-        else:
-            prod = prod // fmpz(1 << B)  # coefficients are >= 0: floor
-            inf = inf_exact >> B
-        res = DiscretePLD(prod, self.offset + other.offset, self.h, B, inf, self.kind)
-        return res.truncated(tau_units)
+        a = _Chain.of(self)
+        return a.combine(a if other is self else _Chain.of(other), tau_units).pld(self.h)
 
     def truncated(self, tau_units: int) -> "DiscretePLD":
-        """Move tails of total mass <= tau (each side) to keep the support small:
-        upper — top tail to +∞, bottom tail up onto the first kept point;
-        lower — top tail down onto the last kept point, bottom tail dropped."""
-        p = self.poly
-        n = p.length()
-        if n <= 1 or tau_units <= 0:
-            return self
-        def prefix(k: int) -> int:  # sum of coefficients 0..k-1 (O(k), in C)
-            return int(p.truncate(k)(1)) if k > 0 else 0
-
-        def suffix(k: int) -> int:  # sum of coefficients k..n-1 (O(n-k), in C)
-            return int(p.right_shift(k)(1)) if k < n else 0
-
-        # bottom: lo = largest k <= n-1 with prefix(k) <= tau (galloping search)
-        a, b = 0, 1
-        while b < n - 1 and prefix(b) <= tau_units:
-            a, b = b, min(2 * b, n - 1)
-        if prefix(b) <= tau_units:
-            a = b
-        else:
-            while b - a > 1:
-                m = (a + b) // 2
-                if prefix(m) <= tau_units:
-                    a = m
-                else:
-                    b = m
-        lo = a
-        acc_lo = prefix(lo)
-        # top: hi = smallest index >= lo with suffix(hi + 1) <= tau
-        # (j = number of cut coefficients at the top, galloping from 0)
-        maxcut = n - 1 - lo
-        a, b = 0, 1
-        while b < maxcut and suffix(n - b) <= tau_units:
-            a, b = b, min(2 * b, maxcut)
-        if b <= maxcut and suffix(n - b) <= tau_units:
-            a = b
-        else:
-            while b - a > 1:
-                m = (a + b) // 2
-                if suffix(n - m) <= tau_units:
-                    a = m
-                else:
-                    b = m
-        hi = n - 1 - a
-        acc_hi = suffix(hi + 1)
-        if lo == 0 and hi == n - 1:
-            return self
-        kept = self.poly.truncate(hi + 1).right_shift(lo)
-        inf = self.inf
-        if self.kind == "upper":
-            if acc_lo:
-                kept += fmpz_poly([acc_lo])
-            inf += acc_hi
-        elif acc_hi:
-            kept += fmpz_poly([acc_hi]).left_shift(hi - lo)
-        return DiscretePLD(kept, self.offset + lo, self.h, self.bits, inf, self.kind)
+        """Move tails of total mass <= tau (each side) to keep the support small
+        (:meth:`_Chain.truncated`)."""
+        return _Chain.of(self).truncated(tau_units).pld(self.h)
 
     def power(self, count: int, tau_units: int) -> "DiscretePLD":
         """count-fold self-composition, left-to-right square and multiply: square the
@@ -375,14 +310,15 @@ class DiscretePLD:
         short one-step polynomial (right-to-left would multiply two long powers)."""
         if count < 1:
             raise ValueError("count must be >= 1")
-        result = self
+        one = _Chain.of(self)
+        result = one
         digits = bin(count)[3:]
         for done, d in enumerate(digits):
             check_budget("composing the PLD (square and multiply)", done, len(digits))
             result = result.combine(result, tau_units)
             if d == "1":
-                result = result.combine(self, tau_units)
-        return result
+                result = result.combine(one, tau_units)
+        return self if result is one else result.pld(self.h)
 
     # -- evaluation ----------------------------------------------------------
     def delta_ball(self, eps: arb, exact_eps: Fraction | None = None) -> arb:
@@ -528,18 +464,124 @@ class DiscretePLD:
             return (lo if lo > 0 else zero), (hi_r if hi_r < y0 else y0)
 
 
-_ONES = fmpz_poly([1])
+@dataclass(frozen=True)
+class _Chain:
+    """A :class:`DiscretePLD` during composition: the coefficients as 64-bit limbs
+    (:mod:`certdp.numerics.kronecker`), their exact sum, offset, mass at +∞ (units of
+    2^-bits) and rounding kind.  Products are exact big-integer products (Kronecker
+    substitution), re-rounded coefficient by coefficient the stated way."""
+
+    limbs: np.ndarray
+    finite: int  # Σ_k c_k, exactly
+    offset: int
+    bits: int
+    inf: int
+    kind: Kind
+
+    @staticmethod
+    def of(pld: "DiscretePLD") -> "_Chain":
+        limbs = kronecker.from_poly(pld.poly)
+        return _Chain(limbs, int(pld.poly(1)) if pld.poly.length() else 0, pld.offset, pld.bits, pld.inf, pld.kind)
+
+    def pld(self, h: Fraction) -> "DiscretePLD":
+        return DiscretePLD(kronecker.to_poly(self.limbs), self.offset, h, self.bits, self.inf, self.kind)
+
+    def combine(self, other: "_Chain", tau_units: int) -> "_Chain":
+        """The product measure's masses ⌊c_k / 2^bits⌋ (lower) or ⌊c_k / 2^bits⌋ + 1 >=
+        ⌈c_k / 2^bits⌉ (upper: every coefficient of the product, zeros included), the
+        mass at +∞ m_∞ = inf_a·(total_b) + finite_a·inf_b rounded the same way, then
+        :meth:`truncated`."""
+        B = self.bits
+        ta, tb = self.finite + self.inf, other.finite + other.inf
+        inf_exact = self.inf * tb + self.finite * other.inf
+        prod = kronecker.mul_shift(self.limbs, other.limbs, self.finite * other.finite, B)
+        if self.kind == "upper":
+            prod = kronecker.add_one(prod)
+            inf = -((-inf_exact) >> B)
+        else:
+            prod = _strip_top_zeros(prod)  # a polynomial's length: the top coefficient is non-zero
+            inf = inf_exact >> B
+        prod = kronecker.trim_limbs(prod)
+        res = _Chain(prod, -1, self.offset + other.offset, B, inf, self.kind)
+        return res.truncated(tau_units)
+
+    def truncated(self, tau_units: int) -> "_Chain":
+        """Move tails of total mass <= tau (each side) to keep the support small:
+        upper — top tail to +∞, bottom tail up onto the first kept point;
+        lower — top tail down onto the last kept point, bottom tail dropped."""
+        limbs = self.limbs
+        n = limbs.shape[0]
+        sums = kronecker.PrefixSums(limbs)
+        total = sums.total()
+        if n <= 1 or tau_units <= 0:
+            return self if self.finite == total else _Chain(limbs, total, self.offset, self.bits, self.inf, self.kind)
+        prefix = sums
+
+        def suffix(k: int) -> int:  # sum of coefficients k..n-1
+            return total - prefix(k)
+
+        # bottom: lo = largest k <= n-1 with prefix(k) <= tau (galloping search)
+        a, b = 0, 1
+        while b < n - 1 and prefix(b) <= tau_units:
+            a, b = b, min(2 * b, n - 1)
+        if prefix(b) <= tau_units:
+            a = b
+        else:
+            while b - a > 1:
+                m = (a + b) // 2
+                if prefix(m) <= tau_units:
+                    a = m
+                else:
+                    b = m
+        lo = a
+        acc_lo = prefix(lo)
+        # top: hi = smallest index >= lo with suffix(hi + 1) <= tau
+        # (j = number of cut coefficients at the top, galloping from 0)
+        maxcut = n - 1 - lo
+        a, b = 0, 1
+        while b < maxcut and suffix(n - b) <= tau_units:
+            a, b = b, min(2 * b, maxcut)
+        if b <= maxcut and suffix(n - b) <= tau_units:
+            a = b
+        else:
+            while b - a > 1:
+                m = (a + b) // 2
+                if suffix(n - m) <= tau_units:
+                    a = m
+                else:
+                    b = m
+        hi = n - 1 - a
+        acc_hi = suffix(hi + 1)
+        if lo == 0 and hi == n - 1:
+            return _Chain(limbs, total, self.offset, self.bits, self.inf, self.kind)
+        kept = limbs[lo:hi + 1]
+        inf = self.inf
+        moved = acc_lo if self.kind == "upper" else acc_hi
+        if moved:
+            kept = _add_at(kept, 0 if self.kind == "upper" else hi - lo, moved)
+        kept = _strip_top_zeros(kept)
+        if self.kind == "upper":
+            inf += acc_hi
+        return _Chain(kronecker.trim_limbs(kept), total - acc_hi if self.kind == "upper" else total - acc_lo,
+                      self.offset + lo, self.bits, inf, self.kind)
 
 
-def _ones(n: int) -> fmpz_poly:
-    """The polynomial 1 + x + ... + x^{n-1} (a prefix of one cached polynomial, grown
-    by doubling: C-level copies only)."""
-    global _ONES
-    if n <= 0:
-        return fmpz_poly([])
-    while _ONES.length() < n:
-        _ONES = _ONES + _ONES.left_shift(_ONES.length())
-    return _ONES.truncate(n)
+def _strip_top_zeros(limbs: np.ndarray) -> np.ndarray:
+    """The rows up to the last non-zero one (a polynomial's coefficients)."""
+    nz = np.flatnonzero(limbs.any(axis=1))
+    return limbs[: nz[-1] + 1] if nz.size else limbs[:0]
+
+
+def _add_at(limbs: np.ndarray, k: int, v: int) -> np.ndarray:
+    """A copy with v added to entry k (exact, widening the limbs if needed)."""
+    cur = sum(int(x) << (64 * j) for j, x in enumerate(limbs[k]))
+    row = kronecker.from_ints([cur + v])
+    L = max(limbs.shape[1], row.shape[1])
+    out = np.zeros((limbs.shape[0], L), dtype=kronecker.LIMB)
+    out[:, :limbs.shape[1]] = limbs
+    out[k, :] = 0
+    out[k, :row.shape[1]] = row[0]
+    return out
 
 
 # ---------------------------------------------------------------------------
