@@ -403,8 +403,8 @@ class DiscretePLD:
         Scan the support from the top keeping the masses above y_k;
         on [y_k, y_{k+1}] F(ε) = M − e^ε S, so the root is log((M − δ)/S).
         Raises InputError if the atom at +∞ is not below δ."""
-        cs = self.poly.coeffs()
-        n = len(cs)
+        cs = self.poly  # read coefficient by coefficient: the scan stops near the top
+        n = cs.length()
         with working_precision(PREC):
             h = to_ball(self.h)
             d = delta * arb(2) ** self.bits  # in mass units
