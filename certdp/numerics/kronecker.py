@@ -84,7 +84,9 @@ def mul_shift(a: np.ndarray, b: np.ndarray, bound: int, shift: int) -> np.ndarra
     n, m = a.shape[0], b.shape[0]
     if n == 0 or m == 0:
         return np.zeros((0, 1), dtype=LIMB)
-    slot = max(1, (int(bound).bit_length() + 1 + 7) // 8)  # bytes: c_k < 2^(8·slot)
+    # bytes per slot: every c_k < 2^(8·slot), and every input entry fits its slot
+    top = max(int(bound).bit_length(), bit_length(a), bit_length(b))
+    slot = max(1, (top + 1 + 7) // 8)
     x = _pack(a, slot)
     y = x if b is a else _pack(b, slot)
     prod = int(x * y)
@@ -151,7 +153,7 @@ class PrefixSums:
 
     def __call__(self, k: int) -> int:
         """Σ_{j<k} c_j (0 <= k <= n)."""
-        if k <= 0:
+        if k <= 0 or self.n == 0:
             return 0
         i = min(k, self.n) - 1
         return sum(int(c[i]) << (32 * p) for p, c in enumerate(self._cs))
