@@ -11,7 +11,8 @@ F_ε is increasing in ν (pointwise) and in the position of mass (stochastic
 order), and both orders are preserved by convolution.  certdp therefore
 computes two measures on the grid h·Z (plus an atom at +∞) whose masses are
 fixed-point integers (units 2^-bits), composes them by EXACT integer
-polynomial multiplication (FLINT ``fmpz_poly``) and evaluates F_ε in ball
+polynomial multiplication (one FLINT big-integer product per step by Kronecker
+substitution, :mod:`certdp.numerics.kronecker`) and evaluates F_ε in ball
 arithmetic:
 
 * **upper** — connect-the-dots (Doroshenko et al. 2022): the loss y of each
