@@ -21,9 +21,9 @@ from __future__ import annotations
 import functools
 import math
 import time
-from typing import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Callable
 
 from flint import arb
 

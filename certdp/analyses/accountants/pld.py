@@ -309,17 +309,9 @@ class DiscretePLD:
         running result for each binary digit of ``count`` after the first, and compose
         with the one-step PLD where the digit is 1.  The multiplications are by the
         short one-step polynomial (right-to-left would multiply two long powers)."""
-        if count < 1:
-            raise ValueError("count must be >= 1")
-        one = _Chain.of(self)
-        result = one
-        digits = bin(count)[3:]
-        for done, d in enumerate(digits):
-            check_budget("composing the PLD (square and multiply)", done, len(digits))
-            result = result.combine(result, tau_units)
-            if d == "1":
-                result = result.combine(one, tau_units)
-        return self if result is one else result.pld(self.h)
+        if count == 1:
+            return self
+        return _Chain.of(self).power(count, tau_units).pld(self.h)
 
     # -- evaluation ----------------------------------------------------------
     def delta_ball(self, eps: arb, exact_eps: Fraction | None = None) -> arb:
@@ -505,6 +497,19 @@ class _Chain:
         prod = kronecker.trim_limbs(prod)
         res = _Chain(prod, -1, self.offset + other.offset, B, inf, self.kind)
         return res.truncated(tau_units)
+
+    def power(self, count: int, tau_units: int) -> "_Chain":
+        """:meth:`DiscretePLD.power` on limbs."""
+        if count < 1:
+            raise ValueError("count must be >= 1")
+        result = self
+        digits = bin(count)[3:]
+        for done, d in enumerate(digits):
+            check_budget("composing the PLD (square and multiply)", done, len(digits))
+            result = result.combine(result, tau_units)
+            if d == "1":
+                result = result.combine(self, tau_units)
+        return result
 
     def truncated(self, tau_units: int) -> "_Chain":
         """Move tails of total mass <= tau (each side) to keep the support small:
@@ -1645,12 +1650,15 @@ class PLDAccountant(Accountant):
         if twin is not None:
             return twin
         tau_units = int(self.tau * (1 << bits))
-        acc: DiscretePLD | None = None
-        for one, (_, k) in zip(self._steps(rel, kind), self.items):
-            pk = one.power(k, tau_units)
+        steps = self._steps(rel, kind)
+        if len(steps) == 1:
+            return steps[0].power(self.items[0][1], tau_units)
+        acc: _Chain | None = None  # several sources: the products stay on limbs throughout
+        for one, (_, k) in zip(steps, self.items):
+            pk = _Chain.of(one).power(k, tau_units)
             acc = pk if acc is None else acc.combine(pk, tau_units)
         assert acc is not None
-        return acc
+        return acc.pld(self.h)
 
     def _lower(self, rel: Relation) -> DiscretePLD:
         """The composed lower PLD of ``rel`` (two-sided accountants only), built once."""
