@@ -200,6 +200,9 @@ def test_refined_grid_is_finer_and_within_the_budget(width):
         assert g == finest
     # no lower end: one halving
     assert _refined_grid(h, Enclosure.hull(Enclosure.exact(0), Enclosure.exact(3)), Fraction(1, 1000), finest) == h / 2
+    # the default width (no request) refines by whole halvings: k with 2^(2.2 k) >= width/target
+    k = {"1/1000": 1, "1/10": 4, "1": 5}[width]  # the least k with 2^(2.2k) >= 1, 100, 1000
+    assert _refined_grid(h, enc, Fraction(1, 1000), finest, fine_steps=False) == max(finest, h / 2**k)
 
 
 def test_a_width_between_two_halvings_gets_a_grid_between_them():
