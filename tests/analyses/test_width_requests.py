@@ -207,10 +207,9 @@ def test_refined_grid_is_finer_and_within_the_budget(width):
 
 def test_a_width_between_two_halvings_gets_a_grid_between_them():
     # the width 0.0068 at sigma 2, q 0.01, T 1e4 lies between the default grid's width
-    # (0.0099 at h = 1/1024) and a halving's (0.004 at 1/2048): a grid in between, no
-    # coarser than needed, and the enclosure contains dp_accounting's value 2.16277 within
-    # its certified error (the truth from the default enclosure [2.159, 2.170] and the
-    # half grid's [2.161, 2.165], measured)
+    # (0.0099 at h = 1/1024, measured) and a halving's (0.004 at 1/2048): a grid strictly
+    # in between meets it, and its enclosure is consistent with the finer grid's (both
+    # contain the truth, so they must intersect)
     from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
 
     r = dpsgd("2", "0.01", 10_000, delta="1e-5", width="0.0068")
