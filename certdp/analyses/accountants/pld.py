@@ -485,9 +485,8 @@ class _Chain:
         mass at +∞ m_∞ = inf_a·(total_b) + finite_a·inf_b rounded the same way, then
         :meth:`truncated`."""
         B = self.bits
-        ta, tb = self.finite + self.inf, other.finite + other.inf
-        inf_exact = self.inf * tb + self.finite * other.inf
-        prod = kronecker.mul_shift(self.limbs, other.limbs, self.finite * other.finite, B)
+        inf_exact = self.inf * (other.finite + other.inf) + self.finite * other.inf
+        prod = kronecker.mul_shift(self.limbs, other.limbs, B)
         if self.kind == "upper":
             prod = kronecker.add_one(prod)
             inf = -((-inf_exact) >> B)
