@@ -35,7 +35,7 @@ import sys
 rows=[]
 dpa(1.0, 0.01, 10, 1e-5); cd("1", "0.01", 10, "1e-5")  # warm-up: imports, tables
 T = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-SIGMAS = sys.argv[2].split(",") if len(sys.argv) > 2 else ("0.5","1.1","2","9.4")
+SIGMAS = sys.argv[2].split(",") if len(sys.argv) > 2 else ("0.5","0.8","1.1","2","9.4")  # the issue-16 grid
 for sigma in SIGMAS:
     for q in ("0.001","0.01","0.32768"):
         e1,t1=best(dpa,float(sigma),float(q),T,1e-5)

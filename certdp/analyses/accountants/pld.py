@@ -995,12 +995,16 @@ class _CellNewton:
         return None
 
 
-def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0, coarsen: float = 0.0) -> list[float]:
+def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0, coarsen: float = 0.0,
+                     stop_loss: float | None = None) -> list[float]:
     """Float search (not part of the proof): interval ends b_0 < b_1 < ... such
     that the merged loss of [b_k, b_{k+1}) sits just above a grid point.  Each cell
     ends at the next grid point, or (``coarsen`` = θ > 0) K grid points on (K a power
     of 2) where the float P-mass of the cell times K·h is <= θ: any partition of the
-    output is a post-processing, so a wider cell is as sound, only less tight."""
+    output is a post-processing, so a wider cell is as sound, only less tight.
+    ``stop_loss``: only the first cuts, up to the first whose pointwise loss is at
+    least ``stop_loss`` (a guide to the bottom cells,
+    :func:`certdp.analyses.accountants.alignment.bottom_deficit`)."""
     s = float(pair.sigma)
     hf = float(h)
     lo_x, hi_x = pair.x_quantiles_f(z)
@@ -1018,6 +1022,8 @@ def lower_boundaries(pair: MixturePair, h: Fraction, z: float = 12.0, coarsen: f
             if len(bounds) > MAX_GRID_POINTS:
                 _check_grid(len(bounds), h)
         lb = pair.loss_f(b)
+        if stop_loss is not None and lb >= stop_loss:
+            return bounds
         while lb >= k * hf:
             k += 1
         if coarsen > 0:
