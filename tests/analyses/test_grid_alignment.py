@@ -81,3 +81,11 @@ def test_small_sigma_default_answer_meets_its_width_and_agrees_with_a_fine_grid(
     assert w <= Fraction(r.settings["width_target"])
     fine = dpsgd(s, q, T, delta=d, h=Fraction(1, 1024)).eps
     assert r.eps.lo_exact <= fine.hi_exact and fine.lo_exact <= r.eps.hi_exact
+
+
+@pytest.mark.parametrize("sigma, q, T", [("1/100", "1/100", 10), ("1/1000", "1/2", 10), ("100", "1/1000000", 10**9),
+                                         ("1/10", "999/1000", 1)])
+def test_aligned_is_a_guide_that_never_raises(sigma, q, T):
+    fine, coarse = Fraction(1, 64), Fraction(1, 16)
+    got = _aligned(fine, coarse, Fraction(sigma), Fraction(q), T, 1e-3)
+    assert fine <= got < coarse

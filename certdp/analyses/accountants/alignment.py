@@ -29,12 +29,15 @@ from certdp.analyses.accountants.pld import MixturePair, _mass_f, lower_boundari
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
 _PANELS_PER_SIGMA = 4
 
+#: At most this many panels per cell (a tiny σ): the guide stays cheap, if rougher.
+MAX_PANELS = 4096
+
 
 def _p_loss_integral(pair: MixturePair, a: float, b: float) -> float:
     """Float ∫_a^b p(x)·ℓ(x) dx (P's density p, pointwise loss ℓ) by composite
     Gauss–Legendre quadrature: 20 nodes on panels of σ/4 (ℓ and p are smooth)."""
     s = float(pair.sigma)
-    n = max(1, math.ceil((b - a) * _PANELS_PER_SIGMA / s))
+    n = min(MAX_PANELS, max(1, math.ceil((b - a) * _PANELS_PER_SIGMA / s)))
     edges = np.linspace(a, b, n + 1)
     mid, half = (edges[:-1] + edges[1:]) / 2, (edges[1:] - edges[:-1]) / 2
     x = (mid[:, None] + half[:, None] * _GL_NODES[None, :]).ravel()

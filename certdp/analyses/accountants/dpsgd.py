@@ -318,16 +318,19 @@ def _aligned(fine: Fraction, coarse: Fraction, s: Fraction, q: Fraction, T: int,
     from certdp.analyses.accountants.alignment import bottom_deficit  # noqa: PLC0415
 
     pair = SubsampledGaussian(s, q).pair("remove")
-    first = bottom_deficit(pair, fine)
-    if not ALIGN_KAPPA * T * first > target / 10:
+    try:
+        first = bottom_deficit(pair, fine)
+        if not ALIGN_KAPPA * T * first > target / 10:
+            return fine
+        steps, deficits = [fine], [first]
+        nxt = grid_at_most(float(fine) * (1 + 2**-3))  # the next coarser grid step
+        while nxt < coarse and len(steps) < ALIGN_CANDIDATES:
+            if nxt > steps[-1]:
+                steps.append(nxt)
+                deficits.append(bottom_deficit(pair, nxt))
+            nxt = grid_at_most(float(nxt) * (1 + 2**-3))
+    except (ArithmeticError, ValueError):  # float trouble in a guide (a tiny σ): no choice
         return fine
-    steps, deficits = [fine], [first]
-    nxt = grid_at_most(float(fine) * (1 + 2**-3))  # the next coarser grid step
-    while nxt < coarse and len(steps) < ALIGN_CANDIDATES:
-        if nxt > steps[-1]:
-            steps.append(nxt)
-            deficits.append(bottom_deficit(pair, nxt))
-        nxt = grid_at_most(float(nxt) * (1 + 2**-3))
     return max(st for st, d in zip(steps, deficits) if d <= ALIGN_SLACK * first)
 
 
