@@ -1720,8 +1720,8 @@ class PLDAccountant(Accountant):
         return Fraction(1, 10**j)
 
     def delta(self, eps: object) -> Enclosure:
-        """Enclosure of δ(ε); a tiny δ (below 10^4 τ) is recomputed with a smaller τ,
-        so it keeps relative accuracy.  While the lower end is 0 the upper end is mostly
+        """Enclosure of δ(ε); a tiny δ (below 10^4·K·τ, K steps: :meth:`_tau_for`) is
+        recomputed with a smaller τ, so it keeps relative accuracy.  While the lower end is 0 the upper end is mostly
         the truncated mass, which says little about δ's size: τ then drops by 10^8 more
         (δ_{√2}(22) ≈ 1.2e-24: τ 1e-14 → 1e-26 → 1e-28 instead of five compositions),
         unless ε lies beyond every finite loss of the composition."""
@@ -1777,8 +1777,8 @@ class PLDAccountant(Accountant):
     def epsilon(self, delta: object, **_: object) -> Enclosure:
         """Enclosure of ε*(δ) = min{ε >= 0 : δ(ε) <= δ}: the upper end solves
         F_ε(upper PLD) = δ exactly on the grid cell, the lower end F_ε(lower) = δ.
-        A δ below 10^4 τ is answered with a smaller τ (the truncated tail moved to +∞
-        must stay far below δ)."""
+        A δ below 10^4·K·τ (K composed steps, :meth:`_tau_for`) is answered with a
+        smaller τ (the truncated tail moved to +∞ must stay far below δ)."""
         d = check_delta(delta)
         tau = self._tau_for(d)
         if tau is not None:
