@@ -233,3 +233,15 @@ def test_clt_guide_beyond_the_float_range_solves_the_gdp_profile():
         e = mpf(v)
         d = mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
         assert abs(d / mpf("1e-5") - 1) < 1e-6
+
+
+def test_a_request_s_first_grid_is_at_most_four_times_finer_than_the_automatic_one():
+    # σ 0.5, q 0.001, T 100: the CLT guide (ε 0.24 against the true 2.11) asked for h/8;
+    # h/4 already meets W = 1.8e-5 (width 4.8e-6), and a finer need is refined from a measurement
+    from certdp.analyses.accountants.dpsgd import FIRST_GRID_MAX_SHRINK, _grid_for_width  # noqa: PLC0415
+
+    h = Fraction(1, 1024)
+    assert _grid_for_width(h, Fraction(1, 2), Fraction(1, 1000), 100, 1e-5, 1.8e-5) == h / FIRST_GRID_MAX_SHRINK
+    # a modest request is unaffected (σ 9.4, q 0.32768: a step between h/2 and h)
+    g = _grid_for_width(h, Fraction(47, 5), Fraction(32768, 100000), 100, 1e-5, 9.7e-5)
+    assert h / 2 <= g < h
