@@ -320,10 +320,12 @@ def _aligned(fine: Fraction, coarse: Fraction, s: Fraction, q: Fraction, T: int,
     (ALIGN_KAPPA·T·D(fine) > target/10, D the bottom deficit), the coarsest grid step
     (:func:`grid_at_most`) in [fine, coarse) whose D is at most ALIGN_SLACK·D(fine);
     else ``fine``.  Where D grows smoothly with h (about like h², a large σ) no coarser
-    step qualifies: one 12.5 % step up already raises D by about 27 %.  Measured at σ 0.1, q 0.01, T 10 (width against D): 1/256 1.29
-    (D 0.069), 13/4096 0.20 (0.013), 5/2048 0.091 (0.006), 1/1024 0.092 (0.006) — the
-    default refinement took 1/256 → 1/1024 (4.5 s for that grid) where 5/2048 (1.5 s)
-    is as narrow.  Any grid step is sound: this only chooses which one is tight."""
+    step qualifies: one 12.5 % step up already raises D by about 27 %.
+
+    Measured at σ 0.1, q 0.01, T 10 (width against D): 1/256 1.29 (D 0.069), 13/4096
+    0.20 (0.013), 5/2048 0.091 (0.006), 1/1024 0.092 (0.006) — the default refinement
+    took 1/256 → 1/1024 (4.5 s for that grid) where 5/2048 (1.5 s) is as narrow.  Any
+    grid step is sound: this only chooses which one is tight."""
     from certdp.analyses.accountants.alignment import bottom_deficit  # noqa: PLC0415
 
     pair = SubsampledGaussian(s, q).pair("remove")
