@@ -13,9 +13,10 @@ import dataclasses
 from fractions import Fraction
 from typing import Any, Callable
 
-from certdp.expr.constants import as_fraction, ball, exact_real
+from certdp.errors import InputError
 from certdp.numerics.ball import dyadic_to_fraction, working_precision
 from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
 
 
 #: Precision (bits) of the rational bracket of a closed-form input.
@@ -25,7 +26,16 @@ BRACKET_BITS = 192
 def bracket(x: object, name: str = "value") -> tuple[Fraction, Fraction]:
     """Rationals lo <= x <= hi: lo = hi = x for an exact rational input; for a
     closed form (``log(2)``) the exact ends of its ball at :data:`BRACKET_BITS`
-    bits (relative width about 2^-190)."""
+    bits (relative width about 2^-190).  A plain number (``1e-5``, ``256/60000``) is
+    read by :func:`certdp.numerics.exact.exact` without loading sympy."""
+    try:
+        q = exact(x, name)
+    except InputError:
+        pass  # a closed form, a sympy constant, or nonsense: the expression route decides
+    else:
+        return q, q
+    from certdp.expr.constants import as_fraction, ball, exact_real  # noqa: PLC0415 (sympy)
+
     v = exact_real(x, name)
     q = as_fraction(v)
     if q is not None:

@@ -1301,10 +1301,11 @@ def to_source(mechanism: object) -> tuple[object, int]:
     the tuned Gaussian-mixture path of this module, everything else the generic
     loss-law path (:mod:`certdp.analyses.accountants.discretise`)."""
     from certdp.analyses.accountants.discretise import LawSource, law_source  # noqa: PLC0415
-    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     if isinstance(mechanism, (SubsampledGaussian, LawSource)):
-        return mechanism, 1
+        return mechanism, 1  # (before the catalog import: no sympy for a bare DP-SGD answer)
+    from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
+
     try:
         return as_subsampled_gaussian(mechanism)
     except InputError:
