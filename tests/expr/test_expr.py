@@ -563,3 +563,22 @@ def test_identify_refuses_a_non_real_profile(capsys):
 
     assert main(["identify", "--profile", "log(-eps)"]) == 2
     assert "not a real number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["sqrt(1 + (45e29)**2)", "(1 + (45e29)**2)**(1/2)"])
+def test_a_root_sympy_cannot_factor_is_kept_exact(text):
+    """sympy 1.14 raised ValueError ("... is not a prime factor of ...") extracting square
+    factors of 1 + (4.5e30)², so the parser rejected a valid constant (found by
+    test_expr_fuzz).  Run in a fresh process (sympy's factor cache is per process): the
+    value must come out, enclosing mpmath's √(1 + 4.5e30²) at 60 digits."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    code = ("from certdp.expr import parse_expression, evaluate\n"
+            f"e = evaluate(parse_expression({text!r}, variables=()), digits=50)\n"
+            "print(e.lo_str(60)); print(e.hi_str(60))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    with mpmath.workdps(80):
+        truth = mpmath.sqrt(1 + mpmath.mpf(45 * 10**29) ** 2)
+        assert mpmath.mpf(out[0]) <= truth <= mpmath.mpf(out[1])
+        assert mpmath.mpf(out[1]) - mpmath.mpf(out[0]) < truth * mpmath.mpf("1e-45")
