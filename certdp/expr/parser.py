@@ -100,15 +100,16 @@ _IDENT = re.compile(r"[A-Za-z][A-Za-z_0-9]*\Z", re.ASCII)
 
 
 def _root_unevaluated(fn: Callable[..., sympy.Basic], args: tuple) -> sympy.Expr | None:
-    """A root of exact numbers kept unevaluated (the same value; the ball compiler takes
-    it as it is) when sympy raised ValueError building it, else None.  sympy 1.14 raises
+    """A root or power kept unevaluated (the same value; the ball compiler takes it as
+    it is) when sympy raised ValueError building it, else None.  sympy 1.14 raises
     while it extracts square factors of a large radicand: its factor cache rejects a
     composite cofactor ("4500000000000003000000000000001 is not a prime factor of
     20250000000000000000000000000000000000000000000000000000000001" for
-    ``sqrt(1 + (45e29)**2)``, found by tests/expr/test_expr_fuzz.py)."""
-    if fn is sympy.sqrt and len(args) == 1 and isinstance(args[0], sympy.Rational):
+    ``sqrt(1 + (45e29)**2)``, found by tests/expr/test_expr_fuzz.py; also under a symbol,
+    ``sqrt(N*eps**2)``)."""
+    if fn is sympy.sqrt and len(args) == 1:
         return sympy.Pow(args[0], sympy.S.Half, evaluate=False)
-    if fn is sympy.Pow and len(args) == 2 and all(isinstance(a, sympy.Rational) for a in args):
+    if fn is sympy.Pow and len(args) == 2:
         return sympy.Pow(args[0], args[1], evaluate=False)
     return None
 
