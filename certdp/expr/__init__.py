@@ -24,49 +24,30 @@ import importlib
 import sys
 import types
 
-#: Where each public name lives: loaded on first use (PEP 562), so that importing a
-#: sympy-free submodule (``certdp.expr.brackets`` for a rational ε or δ) does not import
-#: sympy (0.4 s of every ``certdp dpsgd`` run).
+#: Where each public name lives, loaded on first use (PEP 562): a sympy-free submodule
+#: (``expr.brackets`` at a rational ε or δ) then never imports sympy (0.4 s per run).
 _HOME = {
     "compile_ball": "evaluate", "evaluate": "evaluate", "evaluate_ball": "evaluate",
-    "parse_expression": "parser",
-    "ProfileCheck": "profile", "validate_profile": "profile",
+    "parse_expression": "parser", "ProfileCheck": "profile", "validate_profile": "profile",
     "EPS": "symbols", "X": "symbols", "symbol_for": "symbols",
 }
+__all__ = list(_HOME)
 
 
 def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
+    if name not in _HOME:
         raise AttributeError(f"module 'certdp.expr' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"certdp.expr.{home}"), name)
-    globals()[name] = value
+    value = globals()[name] = getattr(importlib.import_module(f"certdp.expr.{_HOME[name]}"), name)
     return value
 
 
 class _Package(types.ModuleType):
-    """``certdp.expr.evaluate`` names the function :func:`evaluate`, as when the package
-    imported it eagerly: the import system's binding of the submodule of the same name
-    (on its first import) is not kept, so the attribute stays lazy (the submodule is in
-    ``sys.modules``, where ``from certdp.expr.evaluate import ...`` finds it)."""
+    """Keeps ``certdp.expr.evaluate`` the function, not the submodule the import system
+    binds there on its first import (as when the package imported it eagerly)."""
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name in _HOME and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
+        if not (name in _HOME and isinstance(value, types.ModuleType)):
+            super().__setattr__(name, value)
 
 
 sys.modules[__name__].__class__ = _Package
-
-
-__all__ = [
-    "EPS",
-    "X",
-    "symbol_for",
-    "parse_expression",
-    "compile_ball",
-    "evaluate_ball",
-    "evaluate",
-    "validate_profile",
-    "ProfileCheck",
-]

@@ -100,13 +100,9 @@ _IDENT = re.compile(r"[A-Za-z][A-Za-z_0-9]*\Z", re.ASCII)
 
 
 def _root_unevaluated(fn: Callable[..., sympy.Basic], args: tuple) -> sympy.Expr | None:
-    """A root or power kept unevaluated (the same value; the ball compiler takes it as
-    it is) when sympy raised ValueError building it, else None.  sympy 1.14 raises
-    while it extracts square factors of a large radicand: its factor cache rejects a
-    composite cofactor ("4500000000000003000000000000001 is not a prime factor of
-    20250000000000000000000000000000000000000000000000000000000001" for
-    ``sqrt(1 + (45e29)**2)``, found by tests/expr/test_expr_fuzz.py; also under a symbol,
-    ``sqrt(N*eps**2)``)."""
+    """A root or power kept unevaluated (the same value) when sympy raised ValueError
+    building it, else None: sympy 1.14's factor cache rejects a composite cofactor of
+    a large radicand (``sqrt(1 + (45e29)**2)``, ``sqrt(N*eps**2)``; test_expr_fuzz)."""
     if fn is sympy.sqrt and len(args) == 1:
         return sympy.Pow(args[0], sympy.S.Half, evaluate=False)
     if fn is sympy.Pow and len(args) == 2:
