@@ -110,6 +110,12 @@ def _root_unevaluated(fn: Callable[..., sympy.Basic], args: tuple) -> sympy.Expr
     return None
 
 
+def _negative_root(out: sympy.Expr) -> bool:
+    """An unevaluated fractional power of a negative number (:func:`_root_unevaluated`)."""
+    return (isinstance(out, sympy.Pow) and out.base.is_number and out.base.is_negative is True
+            and not out.exp.is_integer)
+
+
 @dataclass(frozen=True)
 class Token:
     kind: str  # "num" | "name" | "op" | "end"
@@ -217,7 +223,7 @@ class _Parser:
         if isinstance(out, sympy.Expr) and (deep or out in (sympy.zoo, sympy.nan)):
             if out.has(sympy.zoo, sympy.nan):
                 raise InputError(f"undefined value (division by zero or oo - oo) at {_describe(tok)}")
-            if out.has(sympy.I):
+            if out.has(sympy.I) or _negative_root(out):
                 raise InputError(f"non-real value (e.g. log or root of a negative number) at {_describe(tok)}")
         return out
 

@@ -583,3 +583,18 @@ def test_a_root_sympy_cannot_factor_is_kept_exact(text):
         truth = mpmath.sqrt(1 + mpmath.mpf(45 * 10**29) ** 2)
         assert mpmath.mpf(out[0]) <= truth <= mpmath.mpf(out[1])
         assert mpmath.mpf(out[1]) - mpmath.mpf(out[0]) < truth * mpmath.mpf("1e-45")
+
+
+@pytest.mark.parametrize("text", ["sqrt(-(1 + (45e29)**2))", "(-(1 + (45e29)**2))**(1/2)"])
+def test_a_root_of_a_negative_number_sympy_cannot_factor_is_still_rejected(text):
+    """The unevaluated fallback above must not let a non-real root through (sympy shows no
+    I in an unevaluated sqrt(-N)); checked in a fresh process, where sympy raises."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    code = ("from certdp.expr import parse_expression\n"
+            "from certdp.errors import InputError\n"
+            f"try:\n    parse_expression({text!r}, variables=())\n    print('accepted')\n"
+            "except InputError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "non-real" in out, out
