@@ -110,12 +110,6 @@ def _root_unevaluated(fn: Callable[..., sympy.Basic], args: tuple) -> sympy.Expr
     return None
 
 
-def _negative_root(out: sympy.Expr) -> bool:
-    """An unevaluated fractional power of a negative number (:func:`_root_unevaluated`)."""
-    return (isinstance(out, sympy.Pow) and out.base.is_number and out.base.is_negative is True
-            and not out.exp.is_integer)
-
-
 @dataclass(frozen=True)
 class Token:
     kind: str  # "num" | "name" | "op" | "end"
@@ -218,12 +212,14 @@ class _Parser:
             out = _root_unevaluated(fn, args)
             if out is None:
                 raise InputError(f"cannot form {_describe(tok)}: {err}") from None
+            if out.base.is_negative and not out.exp.is_integer:  # no I shows in sqrt(-N) unevaluated
+                raise InputError(f"non-real value (e.g. log or root of a negative number) at {_describe(tok)}")
         except (TypeError, ArithmeticError, RecursionError) as err:
             raise InputError(f"cannot form {_describe(tok)}: {err}") from None
         if isinstance(out, sympy.Expr) and (deep or out in (sympy.zoo, sympy.nan)):
             if out.has(sympy.zoo, sympy.nan):
                 raise InputError(f"undefined value (division by zero or oo - oo) at {_describe(tok)}")
-            if out.has(sympy.I) or _negative_root(out):
+            if out.has(sympy.I):
                 raise InputError(f"non-real value (e.g. log or root of a negative number) at {_describe(tok)}")
         return out
 
