@@ -15,6 +15,7 @@ import sympy
 from flint import arb
 
 from certdp.expr.constants import exact_real
+from certdp.expr.derivative import derivative
 from certdp.expr.monotone import monotonicity_assumption
 from certdp.errors import InputError, PrecisionError
 from certdp.mechanisms.base import EPS
@@ -76,7 +77,10 @@ def refine_noise(
             raise InputError(f"delta must be in (0, 1), got {rd}")
     d0 = (rd + sympy.exp(re_) - (1 - rd) * sympy.exp(_X)) / (1 + sympy.exp(re_))
     big_f = formula.xreplace({EPS: _X, DELTA: d0})
-    dbig_f = sympy.diff(big_f, _X)
+    dbig_f = sympy.diff(big_f, _X)  # float search only: it drops the jumps of if/Piecewise
+    dbig_proof = derivative(big_f, _X)  # guarded: no information on a cell holding a breakpoint
+    if dbig_proof is None:
+        raise InputError(f"cannot differentiate f(eps0, delta0(eps0)) = {big_f} for a certified proof")
     prec = max(80, int(digits * 3.33) + 40)
     import mpmath  # noqa: PLC0415  (search only)
 
@@ -90,7 +94,7 @@ def refine_noise(
             return _ev(big_f, {_X: x})
 
         def dfv(x: arb) -> arb:
-            return _ev(dbig_f, {_X: x})
+            return _ev(dbig_proof, {_X: x})
 
         def d0v(x: arb) -> arb:
             return _ev(d0, {_X: x})

@@ -49,7 +49,7 @@ from flint import arb
 from certdp.certificates.facts import assumptions_of
 from certdp.certificates.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError
-from certdp.expr.derivative import expression_functions
+from certdp.expr.derivative import derivative_function, expression_functions
 from certdp.expr.evaluate import compile_ball, evaluate_ball
 from certdp.expr.monotone import monotonicity_assumption
 from certdp.expr.parser import parse_expression
@@ -138,7 +138,9 @@ def check_switch(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fracti
     r0, r1, tail = _bracket(doc, tail=True)
     naive = mech.naive()
     sol = compile_ball(naive, (EPS,))
-    dsol = compile_ball(sympy.diff(naive, EPS), (EPS,))
+    dsol = derivative_function(naive)  # guarded at breakpoints: NaN on a cell that holds one
+    if dsol is None:
+        return "the naive profile's derivative cannot be evaluated"
 
     def dhat(x: arb) -> arb:  # min(1, δ̂) on the ball x (δ̂ > 0)
         s = sol(x)

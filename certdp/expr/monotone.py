@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sympy
 
+from certdp.expr.derivative import may_jump
 from certdp.expr.symbols import DELTA, EPS, EPS_POS
 
 _U = sympy.Symbol("_u", positive=True)
@@ -18,7 +19,12 @@ _U = sympy.Symbol("_u", positive=True)
 
 def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
     """Does sympy *prove* ∂f/∂ε <= 0 and ∂f/∂δ <= 0 for ε > 0, 0 < δ < 1
-    (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved"."""
+    (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved".
+
+    A formula that may jump (``if``/Piecewise) is never proved this way: sympy
+    differentiates it piece by piece and drops the jumps (:func:`may_jump`)."""
+    if may_jump(formula):
+        return False
     others = {x: sympy.Symbol(x.name, positive=True) for x in formula.free_symbols if x not in (EPS, DELTA)}
     f = formula.xreplace({EPS: EPS_POS, **others})
     try:

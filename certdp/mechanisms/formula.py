@@ -47,6 +47,7 @@ from flint import arb, ctx
 
 from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.expr import compile_ball, evaluate_ball
+from certdp.expr.derivative import derivative, may_jump
 from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.cells import prove_on_cells
@@ -182,7 +183,11 @@ class TradeoffMechanism(Mechanism):
             naive = solve_naive(self._formula, self._sigma)
         _check_supported(naive)
         self._sol = naive
-        self._dsol = sympy.diff(self._sol, EPS)
+        self._dsol_search = sympy.diff(self._sol, EPS)  # float search only (lambdify)
+        dsol = derivative(self._sol)  # guarded: no information on a cell holding a breakpoint
+        if dsol is None:
+            raise InputError(f"cannot differentiate the naive profile {self._sol} for a certified proof")
+        self._dsol = dsol
 
     # ---- protocol ---------------------------------------------------------
     @property
@@ -409,7 +414,7 @@ class TradeoffMechanism(Mechanism):
         in [r0, r1], and q decreases on [r1, T] (naive = refined there, up to
         the ``naive_until`` point where q exceeds the tail bound)."""
         prec = max(80, int(digits * 3.33) + 40)
-        f_s = sympy.lambdify(EPS, self._dsol * (1 + sympy.exp(EPS)) + (1 - self._sol) * sympy.exp(EPS), "mpmath")
+        f_s = sympy.lambdify(EPS, self._dsol_search * (1 + sympy.exp(EPS)) + (1 - self._sol) * sympy.exp(EPS), "mpmath")
         # mpmath, not sympy's evalf: evalf expands exp(1e600) digit by digit (minutes)
         f_sol = sympy.lambdify(EPS, self._sol, "mpmath")
         import mpmath  # noqa: PLC0415  (search only)
@@ -594,7 +599,10 @@ def icea(m: object, n: object) -> ICEAMechanism:
 
 
 def naive_decreasing(sol: sympy.Expr) -> bool:
-    """Does sympy prove that the naive δ̂(ε) = sol is non-increasing on ε > 0?"""
+    """Does sympy prove that the naive δ̂(ε) = sol is non-increasing on ε > 0?
+    Never for an expression that may jump (sympy's derivative drops the jumps)."""
+    if may_jump(sol):
+        return False
     try:
         d = sympy.diff(sol.xreplace({EPS: _EPOS}), _EPOS)
         return sympy.simplify(d).is_nonpositive is True

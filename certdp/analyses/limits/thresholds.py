@@ -21,6 +21,7 @@ from typing import Callable
 import sympy
 from flint import arb
 
+from certdp.expr.derivative import may_jump
 from certdp.expr.evaluate import try_ball
 from certdp.analyses.limits.asymptotics import Undecided, sign_of
 from certdp.analyses.limits.monotone import dsign, erfc_pair_positive, mono
@@ -314,7 +315,10 @@ def _mul_ranges(rs: list) -> Interval | None:
 def _derivative_direction(e: sympy.Expr, eps: sympy.Symbol, t: arb,
                           limit_of: Callable[[sympy.Expr], sympy.Expr],
                           eventual_sign: Callable[[sympy.Expr], int], depth: int) -> int | None:
-    """+1/−1 if e' = d e/dε has that sign on all of [t, ∞) (certified), else None."""
+    """+1/−1 if e' = d e/dε has that sign on all of [t, ∞) (certified), else None.
+    None for an expression that may jump: sympy's derivative drops the jumps."""
+    if may_jump(e):
+        return None
     try:
         de = sympy.factor(sympy.diff(e, eps))
         s = eventual_sign(de)
