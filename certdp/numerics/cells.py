@@ -26,7 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from flint import arb
+from flint import arb, ctx
 
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import dyadic_to_fraction, to_ball
@@ -76,6 +76,16 @@ def second_order_holds(
     return bool(f_a + d_lo * w >= 0)
 
 
+#: bits of the working precision a failing cell's width may come within before it counts as stuck
+MIN_CELL_SLACK = 12
+
+
+def _unresolvable(lo: arb, hi: arb) -> bool:
+    w = hi - lo
+    scale = abs(lo).max(abs(hi)).max(arb(1))
+    return bool(w <= scale * arb(2) ** (MIN_CELL_SLACK - ctx.prec))
+
+
 class CellBudgetExceeded(PrecisionError):
     """A cell proof needed more cells than allowed: at this precision the claim is
     not proved (finer arithmetic rarely helps; a wrong claim ends here)."""
@@ -86,7 +96,13 @@ def prove_on_cells(a: arb, b: arb, ok: Callable[[arb], bool], max_cells: int = 2
     (at its exact dyadic midpoint) whenever ``ok`` fails on it; an ``ok`` that raises
     InputError/ValueError/ZeroDivisionError counts as failed.  PrecisionError after
     ``max_cells`` cells (:class:`CellBudgetExceeded`) or when a cell cannot be split.  Shared by the optimum
-    proofs of :mod:`certdp.mechanisms.formula` and their checker."""
+    proofs of :mod:`certdp.mechanisms.formula` and their checker.
+
+    A failing cell narrower than 2^-(prec - MIN_CELL_SLACK)·max(1, |x|) is not split
+    (:class:`CellBudgetExceeded` at once): the working precision cannot tell its
+    points apart, so every cell below it fails alike; at a jump of an if/Piecewise
+    (whose derivative is no information there, :mod:`certdp.expr.derivative`) the
+    bisection would otherwise fill the whole budget with such cells."""
     stack = [(a, b)]
     n = 0
     while stack:
@@ -100,6 +116,9 @@ def prove_on_cells(a: arb, b: arb, ok: Callable[[arb], bool], max_cells: int = 2
             good = False
         if good:
             continue
+        if _unresolvable(lo, hi):
+            raise CellBudgetExceeded(f"cell proof on [{a}, {b}] stuck at [{lo}, {hi}], below the working "
+                                     f"precision (a jump of the function may lie there)")
         m = to_ball((dyadic_to_fraction(lo.mid()) + dyadic_to_fraction(hi.mid())) / 2)
         if not (m > lo and m < hi):
             raise PrecisionError(f"cell proof stuck at [{lo}, {hi}]")
