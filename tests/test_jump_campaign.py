@@ -186,8 +186,7 @@ def _profile_case(shape: str, expr: str, t: Fraction, down: bool) -> None:
         assert ans.assumptions or ans.measurement.assumptions, (expr, "an increasing profile went unnoticed")
         return
     truth_lo = _profile_sup_g(expr, t)
-    hi = Fraction(str(ans.mu.hi))
-    assert mpmath.mpf(hi.numerator) / hi.denominator >= truth_lo * (1 - mpmath.mpf(10) ** -8), (expr, ans.mu, truth_lo)
+    assert _mp(ans.mu.hi) >= truth_lo * (1 - mpmath.mpf(10) ** -8), (expr, ans.mu, truth_lo)
     ident = certdp.identify(expr)
     assert sympy.sympify(ident.L) == SHAPES[shape], (expr, ident.L)
 
