@@ -73,11 +73,12 @@ def _without_seconds(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def test_axis_values_are_exact_and_canonical():
     g = parse_grid(GAUSS.replace('"0.5", ', '"5/10", '))
-    assert g.axes == (("s", ("0.5", "0.8", "1", "3")),)  # "5/10" and "0.80" written canonically
+    assert [(a.name, a.values) for a in g.axes] == [("s", ("0.5", "0.8", "1", "3"))]  # "5/10", "0.80" canonical
     assert g.spec_for(("0.8",)) == "gaussian(sigma=0.8)"
     # an exact range: 0.1 + 0.1 + 0.1 is 0.3 here (with floats the last value would be lost)
     r = parse_grid(GAUSS.replace('s = ["0.5", "0.80", "1", "3"]', 's = { first = "0.1", last = "0.3", step = "0.1" }'))
-    assert r.axes[0][1] == ("0.1", "0.2", "0.3")
+    assert list(r.points()) == [(0, ("0.1",)), (1, ("0.2",)), (2, ("0.3",))]
+    assert [r.index_of((v,)) for v in ("0.1", "0.3", "0.30", "3/10", "0.4", "0.15")] == [0, 2, None, None, None, None]
     assert r.columns == ("s", "eps_lo", "eps_hi", "delta_lo", "delta_hi", "mu_lo", "mu_hi", "residual_hi",
                          "assumptions", "route", "seconds", "error")
 
@@ -176,6 +177,8 @@ def test_resume_skips_finished_points_and_drops_a_partial_line(tmp_path):
     lines = full.read_text().splitlines(keepends=True)
     part.write_text(lines[0] + lines[3] + lines[1] + lines[2][:17])  # unsorted, and killed mid-line
     (tmp_path / "part.csv.sweep.json").write_text((tmp_path / "full.csv.sweep.json").read_text())
+    digests = (tmp_path / "full.csv.sweep.rows").read_text()
+    (tmp_path / "part.csv.sweep.rows").write_text(digests + digests[:17])  # its digests, and one cut mid-line
     s = run_sweep(grid, str(part))
     assert (s.computed, s.resumed) == (2, 2)
     assert _without_seconds(_rows(part)) == _without_seconds(reference)
