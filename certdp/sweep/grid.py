@@ -18,6 +18,10 @@ into the template is always one number token of the spec grammar; the
 substituted spec is then read by the safe spec parser
 (:func:`certdp.mechanisms.spec.parse_spec`) — nothing is evaluated.  TOML
 floats are refused (a binary float is not the decimal the user wrote).
+
+A range axis is kept as its definition (first, step, count) and its values
+are made one at a time; the grid's size comes from the definitions and a grid
+of more than :data:`MAX_POINTS` points is refused before any value is made.
 """
 
 from __future__ import annotations
