@@ -267,6 +267,20 @@ def test_dask_local_starts_its_own_cluster(tmp_path, serial_rows):
     assert _without_seconds(_rows(out)) == serial_rows
 
 
+def test_the_budget_bounds_a_sweep_on_dask(tmp_path, cluster, capsys):
+    """--budget reaches the points running on the cluster: the command stops
+    with exit 1, and no row records the sweep's budget as a point's failure."""
+    grid = _write(tmp_path, DPSGD.replace('T = [5, 10]', 'T = { first = "100", last = "3000", step = "100" }')
+                  .replace('sigma = ["3", "4"]', 'sigma = ["1"]'))
+    out = tmp_path / "budget.csv"
+    assert main(["sweep", grid, "--out", str(out), "--dask", cluster.scheduler_address, "--budget", "1",
+                 "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("certdp: the sweep needs more than the budget of 1 s") and "to resume" in err
+    rows = _rows(out)
+    assert len(rows) < 30 and all(r["error"] == "" for r in rows)
+
+
 def test_dask_workers_with_threads_are_refused(tmp_path, capsys):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as c:
