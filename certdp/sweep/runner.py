@@ -165,7 +165,7 @@ def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, tuple]], on_res
         fill()
         while pending:
             finished, _ = wait(list(pending), timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
-            beat()
+            spent: BudgetExceeded | None = None
             for fut in finished:
                 key = pending.pop(fut)
                 try:
@@ -173,12 +173,16 @@ def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, tuple]], on_res
                 except BrokenProcessPool as err:
                     raise SweepAborted(f"a worker process died ({err}); the finished points are saved, "
                                        "run the same command again to resume") from None
-                except BudgetExceeded:
-                    raise
+                except BudgetExceeded as err:  # that task's budget: record the others finished with it, then stop
+                    spent = err
+                    continue
                 except Exception as err:  # noqa: BLE001 - e.g. Dask KilledWorker: that point's row says so
                     on_error(key, err)
                     continue
                 on_result(key, value)
+            if spent is not None:
+                raise spent
+            beat()  # after the finished points are recorded: none is lost
             fill()
     finally:
         for fut in pending:
