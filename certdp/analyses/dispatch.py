@@ -21,6 +21,7 @@ from certdp.errors import InputError, check_budget
 from certdp.mechanisms.base import Mechanism, ProfileKind
 from certdp.expr.brackets import at_closed_form
 from certdp.numerics.enclosure import Enclosure
+from certdp.numerics.exact import exact
 from certdp.analyses.accountants.base import check_width, default_width, halvings  # noqa: F401 (default_width: re-exported)
 
 
@@ -397,6 +398,16 @@ class GDPAnswer:
     def exact(self) -> bool:
         """Strict μ-GDP with μ known exactly (the Gaussian route)."""
         return self.method.startswith("exact")
+
+
+def check_residual(x: object, name: str = "residual") -> Fraction:
+    """Exact ``0 <= x <= 1``: a residual δ-mass η a user states (as in "μ-GDP
+    except η"), or InputError naming ``name``.  The one rule for it: the audit's
+    claims and the sweep's grids both read a residual here."""
+    q = exact(x, name)
+    if not 0 <= q <= 1:
+        raise InputError(f"{name} must lie in [0, 1] (a δ-mass), got {name} = {x}")
+    return q
 
 
 def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object | None = None, *,

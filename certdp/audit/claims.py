@@ -37,6 +37,7 @@ from typing import Any, Mapping
 
 from certdp.errors import InputError
 from certdp.files import parse_toml, read_text
+from certdp.analyses.dispatch import check_residual
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp", "gdp", "prdp", "not_prdp", "value")
@@ -178,8 +179,11 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         raise InputError(f"claim {cid!r}, field 'eps': must be >= 0")
     if "mu" in values and values["mu"] <= 0:
         raise InputError(f"claim {cid!r}, field 'mu': must be positive")
-    if "residual" in values and not 0 <= values["residual"] <= 1:
-        raise InputError(f"claim {cid!r}, field 'residual': must lie in [0, 1] (a δ-mass)")
+    if "residual" in values:
+        try:
+            check_residual(values["residual"])
+        except InputError as err:
+            raise InputError(f"claim {cid!r}, field 'residual': {err}") from None
     for k, v in values.get("at", {}).items():
         if not isinstance(v, Fraction):
             continue  # a closed expression: its range is checked where it is evaluated

@@ -3,10 +3,14 @@
     certdp sweep GRID.toml --out results.csv [--jobs N | --dask tcp://HOST:PORT | --dask local]
 
 GRID.toml names a spec template, axes of exact numbers and the quantities
-(see examples/dpsgd_grid.toml and docs/scale.md).  Rows are appended to
---out as points finish; running the same command again skips the finished
-points; the finished file is sorted in grid order.  Exit 0 when every point
-succeeded, 1 when some point failed (its row says why), 2 on bad input.
+(see examples/dpsgd_grid.toml and docs/scale.md); a grid of more than 10^6
+points is refused.  Rows are appended to --out as points finish; running the
+same command again skips the finished points (a row certdp did not write —
+edited, duplicated, outside the grid — is refused); the finished file is
+sorted in grid order.  --budget bounds the whole sweep: when it is spent the
+finished rows stay and the same command resumes.  Exit 0 when every point
+succeeded, 1 when some point failed (its row says why) or the budget ran out,
+2 on bad input.
 """
 
 from __future__ import annotations

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from concurrent.futures import Executor
 from typing import Callable
 
+from certdp.errors import BudgetExceeded, check_budget
+from certdp.errors import budget as time_budget
 from certdp.sweep.grid import Grid, Quantity, load_grid, parse_grid
-from certdp.sweep.point import compute_point
+from certdp.sweep.point import Deadline, compute_point
 from certdp.sweep.runner import Progress, SweepAborted, executor, run_tasks, window_for
 from certdp.sweep.store import ResultStore
 
@@ -37,34 +40,65 @@ class SweepSummary:
 
 def run_sweep(grid: Grid, out: str, *, jobs: int | None = None, dask: str | None = None,
               point_budget: float | None = None, retry_errors: bool = False,
-              on_progress: Callable[[Progress], None] | None = None) -> SweepSummary:
-    """Compute the points of ``grid`` missing from ``out`` and write the sorted file."""
-    store = ResultStore(out, grid, retry_errors=retry_errors)
-    t0 = time.perf_counter()
-    with executor(jobs, dask) as (ex, workers):
-        done = store.open()
-        resumed = len(done)
-        state = {"computed": 0, "failed": sum(1 for r in done.values() if r["error"])}
-        axes = grid.axis_names
+              on_progress: Callable[[Progress], None] | None = None, budget: float | None = None) -> SweepSummary:
+    """Compute the points of ``grid`` missing from ``out`` and write the sorted file.
 
-        def on_result(point: tuple[str, ...], result: dict[str, str]) -> None:
-            store.append({**dict(zip(axes, point)), **result})
-            state["computed"] += 1
-            state["failed"] += bool(result["error"])
-            if on_progress is not None:
-                on_progress(Progress(resumed + state["computed"], grid.size, state["computed"], state["failed"],
-                                     time.perf_counter() - t0))
-
-        def on_error(point: tuple[str, ...], err: BaseException) -> None:
-            row = {c: "" for q in grid.quantities for c in q.columns}
-            text = " ".join(str(err).split())
-            on_result(point, {**row, "assumptions": "", "route": "", "seconds": "",
-                              "error": f"worker failed: {type(err).__name__}: {text}"})
-
-        todo = ((p, (grid.spec_for(p), grid.quantities, point_budget)) for p in grid.points() if p not in done)
+    ``budget`` (seconds; nested in any budget already in force, e.g. the
+    command's ``--budget``) bounds the whole sweep: when it is spent the points
+    not finished are dropped (the running ones stop on it too), the finished
+    rows stay in ``out`` and :class:`~certdp.errors.BudgetExceeded` says how to
+    resume."""
+    with time_budget(budget, "--budget"):
+        deadline = Deadline.of_current_budget()
+        store = ResultStore(out, grid, retry_errors=retry_errors)
+        t0 = time.perf_counter()
+        state = {"computed": 0, "failed": 0}
         try:
-            run_tasks(compute_point, todo, on_result, on_error, ex, window_for(workers, dask is not None))
-        finally:
-            store.close()
+            with executor(jobs, dask) as (ex, workers):
+                done = store.open()
+                resumed = len(done)
+                state["failed"] = store.failed()
+                try:
+                    _run(grid, store, ex, workers, dask is not None, point_budget, deadline, state, resumed, t0,
+                         on_progress)
+                finally:
+                    store.close()
+        except BudgetExceeded as err:
+            message = str(err)
+            try:
+                check_budget("the sweep")  # this process's budget: its message names the seconds given
+            except BudgetExceeded as spent:
+                message = str(spent)
+            raise BudgetExceeded(f"{message}; {len(store.rows)} of {grid.size} points are saved in {out}: "
+                                 "run the same command again to resume") from None
     store.finish()
     return SweepSummary(grid.size, resumed, state["computed"], state["failed"], time.perf_counter() - t0)
+
+
+def _run(grid: Grid, store: ResultStore, ex: Executor | None, workers: int, on_dask: bool,
+         point_budget: float | None, deadline: Deadline | None, state: dict[str, int], resumed: int, t0: float,
+         on_progress: Callable[[Progress], None] | None) -> None:
+    columns = store.columns
+
+    def on_result(key: tuple[int, tuple[str, ...]], result: dict[str, str]) -> None:
+        index, point = key
+        cells = {**dict(zip(grid.axis_names, point)), **result}
+        store.append(index, tuple(cells[c] for c in columns))
+        state["computed"] += 1
+        state["failed"] += bool(result["error"])
+        if on_progress is not None:
+            on_progress(Progress(resumed + state["computed"], grid.size, state["computed"], state["failed"],
+                                 time.perf_counter() - t0))
+
+    def on_error(key: tuple[int, tuple[str, ...]], err: BaseException) -> None:
+        row = {c: "" for q in grid.quantities for c in q.columns}
+        text = " ".join(str(err).split())
+        on_result(key, {**row, "assumptions": "", "route": "", "seconds": "",
+                        "error": f"worker failed: {type(err).__name__}: {text}"})
+
+    def heartbeat() -> None:
+        check_budget("the sweep", resumed + state["computed"], grid.size)
+
+    todo = (((i, p), (grid.spec_for(p), grid.quantities, point_budget, deadline))
+            for i, p in grid.points() if i not in store.rows)
+    run_tasks(compute_point, todo, on_result, on_error, ex, window_for(workers, on_dask), heartbeat)

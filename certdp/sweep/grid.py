@@ -18,31 +18,42 @@ into the template is always one number token of the spec grammar; the
 substituted spec is then read by the safe spec parser
 (:func:`certdp.mechanisms.spec.parse_spec`) — nothing is evaluated.  TOML
 floats are refused (a binary float is not the decimal the user wrote).
+
+A range axis is kept as its definition (first, step, count) and its values
+are made one at a time; the grid's size comes from the definitions and a grid
+of more than :data:`MAX_POINTS` points is refused before any value is made.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
+import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Iterator
 
 from certdp.errors import InputError
 from certdp.files import parse_toml, read_text
 from certdp.mechanisms.format import format_number
-from certdp.numerics.exact import exact
+from certdp.analyses.dispatch import check_residual
+from certdp.numerics.exact import check_positive, exact, parse_decimal
 
-#: Most points a grid may have (the product of the axis lengths).
-MAX_POINTS = 10**7
+#: Most points a grid may have (the product of the axis lengths, computed from
+#: the axis definitions before any value is made).  10^6 points of the cheapest
+#: kind (a closed form, 0.1 ms each) are minutes of work and ~1 GB of rows held
+#: for the final sort; a DP-SGD grid of 10^6 points is ~170 core-hours.
+MAX_POINTS = 10**6
 #: Quantity kinds and the parameters each accepts (required ones first).
 KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "eps": (("delta",), ()),
     "delta": (("eps",), ()),
     "mu": ((), ("residual", "width")),
 }
+#: The rule each parameter must satisfy, by its owner (a residual: the audit's rule too).
+_RULES = {"residual": check_residual, "width": check_positive}
 #: Columns after the quantities' columns.
 TRAILING_COLUMNS = ("assumptions", "route", "seconds", "error")
 
@@ -76,16 +87,81 @@ class Quantity:
 
 
 @dataclass(frozen=True)
+class ListAxis:
+    """An axis given as a list: its canonical values, in file order."""
+
+    name: str
+    values: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+    def value(self, i: int) -> str:
+        return self.values[i]
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {v: i for i, v in enumerate(self.values)}
+
+    def index(self, text: str) -> int | None:
+        """The position of the canonical value ``text`` (None: not on this axis)."""
+        return self._positions.get(text)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "values": list(self.values)}
+
+
+@dataclass(frozen=True)
+class RangeAxis:
+    """An axis given as an exact range: ``first + i * step`` for ``0 <= i < count``.
+    Its values are made one at a time, never all at once."""
+
+    name: str
+    first: Fraction
+    step: Fraction
+    count: int
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    def value(self, i: int) -> str:
+        return format_number(self.first + i * self.step)
+
+    def index(self, text: str) -> int | None:
+        """The position of the canonical value ``text`` (None: not on this axis)."""
+        try:
+            v = parse_decimal(text)
+        except InputError:
+            return None
+        k = (v - self.first) / self.step
+        if k.denominator != 1 or not 0 <= k < self.count or format_number(v) != text:
+            return None
+        return int(k)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "first": format_number(self.first), "step": format_number(self.step),
+                "count": self.count}
+
+
+Axis = ListAxis | RangeAxis
+
+
+@dataclass(frozen=True)
 class Grid:
-    """A parsed grid file: template, axes (name, canonical values) in file order, quantities."""
+    """A parsed grid file: template, axes in file order, quantities.
+
+    A point is a tuple of canonical values, one per axis; its *index* is its
+    place in grid order (the last axis varies fastest)."""
 
     spec: str
-    axes: tuple[tuple[str, tuple[str, ...]], ...]
+    axes: tuple[Axis, ...]
     quantities: tuple[Quantity, ...]
 
     @property
     def axis_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.axes)
+        return tuple(a.name for a in self.axes)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -97,14 +173,35 @@ class Grid:
 
     @property
     def size(self) -> int:
-        n = 1
-        for _, values in self.axes:
-            n *= len(values)
-        return n
+        return math.prod(a.size for a in self.axes)
 
-    def points(self) -> Iterator[tuple[str, ...]]:
-        """Every point (a tuple of canonical values, one per axis), in grid order."""
-        return itertools.product(*(values for _, values in self.axes))
+    def points(self) -> Iterator[tuple[int, tuple[str, ...]]]:
+        """Every (index, point) in grid order, one at a time (no axis is expanded)."""
+        digits = [0] * len(self.axes)
+        current = [a.value(0) for a in self.axes]
+        for index in range(self.size):
+            yield index, tuple(current)
+            j = len(self.axes) - 1
+            while j >= 0:
+                digits[j] += 1
+                if digits[j] < self.axes[j].size:
+                    current[j] = self.axes[j].value(digits[j])
+                    break
+                digits[j] = 0
+                current[j] = self.axes[j].value(0)
+                j -= 1
+
+    def index_of(self, point: tuple[str, ...]) -> int | None:
+        """The index of ``point`` (canonical values), None when it is not a point of this grid."""
+        if len(point) != len(self.axes):
+            return None
+        index = 0
+        for axis, text in zip(self.axes, point):
+            i = axis.index(text)
+            if i is None:
+                return None
+            index = index * axis.size + i
+        return index
 
     def spec_for(self, point: tuple[str, ...]) -> str:
         """The template with each ``{axis}`` replaced by the point's canonical value."""
@@ -112,8 +209,9 @@ class Grid:
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.spec)
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-able canonical description (what makes two grids the same)."""
-        return {"spec": self.spec, "axes": [[n, list(v)] for n, v in self.axes],
+        """A JSON-able canonical description (what makes two grids the same): the
+        axes by their definitions (a range as first, step, count), not their values."""
+        return {"spec": self.spec, "axes": [a.describe() for a in self.axes],
                 "quantities": [{"kind": q.kind, "name": q.name, **dict(q.params)} for q in self.quantities]}
 
     def fingerprint(self) -> str:
@@ -129,28 +227,36 @@ def _number(value: object, where: str) -> Fraction:
     return exact(value, where)
 
 
-def _axis_values(name: str, raw: object) -> tuple[str, ...]:
+def _count_text(n: int) -> str:
+    return str(n) if n < 10**30 else "more than 10^30"
+
+
+def _axis_size(name: str, raw: object) -> tuple[int, RangeAxis | None]:
+    """An axis's number of values from its definition (a range is made here: it is
+    cheap; a list's values are read only once the grid's size is known to be allowed)."""
     where = f"axis {name!r}"
     if isinstance(raw, list):
-        values = [_number(v, where) for v in raw]
-    elif isinstance(raw, dict):
+        if not raw:
+            raise InputError(f"{where}: no values")
+        return len(raw), None
+    if isinstance(raw, dict):
         unknown = set(raw) - {"first", "last", "step"}
         if unknown or len(raw) != 3:
             raise InputError(f"{where}: a range is {{ first = ..., last = ..., step = ... }}, got keys {sorted(raw)}")
         first, last, step = (_number(raw[k], f"{where} {k}") for k in ("first", "last", "step"))
         if step <= 0 or last < first:
             raise InputError(f"{where}: a range needs step > 0 and last >= first")
-        count = (last - first) // step + 1
-        if count > MAX_POINTS:
-            raise InputError(f"{where}: the range has {count} values (at most {MAX_POINTS})")
-        values = [first + i * step for i in range(int(count))]
-    else:
-        raise InputError(f"{where}: expected a list of exact numbers or a range table, got {type(raw).__name__}")
-    if not values:
-        raise InputError(f"{where}: no values")
+        count = int((last - first) // step) + 1
+        return count, RangeAxis(name, first, step, count)
+    raise InputError(f"{where}: expected a list of exact numbers or a range table, got {type(raw).__name__}")
+
+
+def _list_axis(name: str, raw: list) -> ListAxis:
+    where = f"axis {name!r}"
+    values = [_number(v, where) for v in raw]
     if len(set(values)) != len(values):
         raise InputError(f"{where}: a value appears twice (the points would repeat)")
-    return tuple(format_number(v) for v in values)
+    return ListAxis(name, tuple(format_number(v) for v in values))
 
 
 def _quantity(i: int, raw: object) -> Quantity:
@@ -172,8 +278,17 @@ def _quantity(i: int, raw: object) -> Quantity:
     missing = [k for k in required if k not in raw]
     if missing:
         raise InputError(f"{where} ({kind}): needs {', '.join(missing)}")
-    params = tuple((k, format_number(_number(raw[k], f"{where} {k}"))) for k in (*required, *optional) if k in raw)
-    return Quantity(kind, name, params)
+    params = []
+    for k in (*required, *optional):
+        if k in raw:
+            value = _number(raw[k], f"{where} {k}")
+            if k in _RULES:
+                try:
+                    _RULES[k](value, k)
+                except InputError as err:
+                    raise InputError(f"{where} ({kind}): {err}") from None
+            params.append((k, format_number(value)))
+    return Quantity(kind, name, tuple(params))
 
 
 def parse_grid(text: str) -> Grid:
@@ -188,24 +303,26 @@ def parse_grid(text: str) -> Grid:
     raw_axes = doc.get("axes", {})
     if not isinstance(raw_axes, dict):
         raise InputError("grid file: [axes] must be a table")
-    axes = []
+    sized = []
     for name, raw in raw_axes.items():
         if not _IDENT.match(name):
             raise InputError(f"axis name {name!r} is not an identifier")
-        axes.append((name, _axis_values(name, raw)))
+        sized.append((name, raw, *_axis_size(name, raw)))
+    size = math.prod(n for _, _, n, _ in sized)
+    if size > MAX_POINTS:  # refused from the definitions, before any value is made
+        raise InputError(f"grid file: {_count_text(size)} points (at most {MAX_POINTS})")
+    axes = tuple(made if made is not None else _list_axis(name, raw) for name, raw, _, made in sized)
     raw_q = doc.get("quantity")
     if not isinstance(raw_q, list) or not raw_q:
         raise InputError("grid file: at least one [[quantity]] is required")
     quantities = tuple(_quantity(i, q) for i, q in enumerate(raw_q))
-    grid = Grid(spec, tuple(axes), quantities)
+    grid = Grid(spec, axes, quantities)
     _check_template(grid)
     cols = grid.columns
     dup = sorted({c for c in cols if cols.count(c) > 1})
     if dup:
         raise InputError(f"grid file: column(s) {', '.join(dup)} would appear twice "
                          "(give quantities of the same kind distinct names; axes may not use quantity or result column names)")
-    if grid.size > MAX_POINTS:
-        raise InputError(f"grid file: {grid.size} points (at most {MAX_POINTS})")
     return grid
 
 

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
-from certdp.errors import InputError
+from certdp.errors import BudgetExceeded, InputError
 from certdp.meta import VERSION
 
 
@@ -127,15 +127,26 @@ def executor(jobs: int | None = None, dask: str | None = None) -> Iterator[tuple
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: Longest wait for a finished point before the heartbeat runs again (seconds).
+HEARTBEAT = 0.5
+
+
 def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, tuple]], on_result: Callable[[Any, Any], None],
-              on_error: Callable[[Any, BaseException], None], ex: Executor | None, window: int) -> None:
+              on_error: Callable[[Any, BaseException], None], ex: Executor | None, window: int,
+              heartbeat: Callable[[], None] | None = None) -> None:
     """Run ``fn(*args)`` for each ``(key, args)``; call ``on_result(key, value)``
     as each finishes (in completion order), at most ``window`` in flight.  An
     exception from a future (a lost worker, not a point's own error, which
     ``fn`` reports in its value) goes to ``on_error``; a broken process pool
-    raises :class:`SweepAborted`."""
+    raises :class:`SweepAborted`.  ``heartbeat`` runs before each task is
+    started and at least every :data:`HEARTBEAT` seconds while tasks run; what
+    it raises (e.g. BudgetExceeded), and a BudgetExceeded from a task, stops
+    the run: the tasks not started are cancelled, the running ones end on their
+    own budget."""
+    beat = heartbeat if heartbeat is not None else (lambda: None)
     if ex is None:
         for key, args in tasks:
+            beat()
             on_result(key, fn(*args))
         return
     it = iter(tasks)
@@ -146,13 +157,15 @@ def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, tuple]], on_res
             item = next(it, None)
             if item is None:
                 return
+            beat()
             key, args = item
             pending[ex.submit(fn, *args)] = key
 
     try:
         fill()
         while pending:
-            finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            finished, _ = wait(list(pending), timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
+            spent: BudgetExceeded | None = None
             for fut in finished:
                 key = pending.pop(fut)
                 try:
@@ -160,10 +173,16 @@ def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, tuple]], on_res
                 except BrokenProcessPool as err:
                     raise SweepAborted(f"a worker process died ({err}); the finished points are saved, "
                                        "run the same command again to resume") from None
+                except BudgetExceeded as err:  # that task's budget: record the others finished with it, then stop
+                    spent = err
+                    continue
                 except Exception as err:  # noqa: BLE001 - e.g. Dask KilledWorker: that point's row says so
                     on_error(key, err)
                     continue
                 on_result(key, value)
+            if spent is not None:
+                raise spent
+            beat()  # after the finished points are recorded: none is lost
             fill()
     finally:
         for fut in pending:

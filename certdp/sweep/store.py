@@ -2,33 +2,53 @@
 
 Rows are appended to a CSV *journal* as points finish (for ``--out x.csv``
 the journal is the file itself; for ``--out x.parquet`` it is
-``x.parquet.journal.csv``, turned into Parquet at the end).  Next to it,
-``<out>.sweep.json`` records the grid (its canonical description and a
-SHA-256 fingerprint): re-running with the same ``--out`` skips the points
-already in the file only when the grid is the same — a results file never
-mixes two grids (e.g. ε at two different δ under one column).
+``x.parquet.journal.csv``, turned into Parquet at the end).  Two sidecars
+sit next to it:
 
-A run killed mid-write leaves at most one partial last line; it is dropped
-on resume.  When the sweep ends, the file is rewritten (atomically) with the
-rows in grid order, so every backend produces the same file apart from the
-``seconds`` column.  Every value is a string: enclosure ends are exact
-decimals rounded outward; converting them to floats loses that guarantee.
+* ``<out>.sweep.json`` records the grid: its definition (a range axis as
+  first, step and count, never its values) and a SHA-256 fingerprint of it.
+  Re-running with the same ``--out`` resumes only when the grid is the same —
+  a results file never mixes two grids (e.g. ε at two different δ under one
+  column).
+* ``<out>.sweep.rows`` holds one SHA-256 digest per row written (of the grid's
+  fingerprint and the row's cells, :meth:`ResultStore.digest`), appended and
+  flushed *before* the row itself.
+
+A resume trusts only rows certdp wrote: a row whose digest is not in
+``<out>.sweep.rows`` (an edited value), a point that appears twice (a forged
+duplicate) or a row of a point outside the grid makes the resume refuse
+(InputError naming the line: exit 2), the file untouched.  The digests are
+not keyed: they catch edits of the results file, not someone who edits the
+sidecar too (a certificate, ``certdp audit --certificates``, is the
+evidence that survives that).
+
+A run killed mid-write leaves at most one partial last line (in the journal
+and in the digests); it is dropped on resume.  When the sweep ends, the file
+is rewritten (atomically) with the rows in grid order, so every backend
+produces the same file apart from the ``seconds`` column.  Every value is a
+string: enclosure ends are exact decimals rounded outward; converting them to
+floats loses that guarantee.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
+import re
 from typing import Iterable
 
 from certdp.errors import InputError
 from certdp.meta import VERSION
 from certdp.sweep.grid import Grid
 
-Row = dict[str, str]
-Key = tuple[str, ...]
+Row = tuple[str, ...]  # a row's cells, in column order
+
+#: Version of the sidecars' layout (2: grid definitions and row digests).
+FORMAT = 2
+_DIGEST = re.compile(r"[0-9a-f]{64}\Z")
 
 
 def _parquet_module() -> object:
@@ -58,22 +78,27 @@ def _write_text(path: str, text: str) -> None:
     _atomic_write(path, write)
 
 
+def _complete_lines(path: str) -> str:
+    """The text of ``path`` without a partial last line (a run killed mid-write)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    return text if text.endswith("\n") else text[: text.rfind("\n") + 1]
+
+
 def _csv_text(columns: Iterable[str], rows: Iterable[Row]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    cols = list(columns)
-    w.writerow(cols)
-    for r in rows:
-        w.writerow([r[c] for c in cols])
+    w.writerow(list(columns))
+    w.writerows(rows)
     return buf.getvalue()
 
 
 class ResultStore:
     """Rows of one grid in one output file (see the module docstring).
 
-    ``open()`` returns the rows already finished (keyed by the point) and
-    starts the journal; ``append(row)`` adds one row and flushes it;
-    ``finish()`` writes the sorted file.  With ``retry_errors`` rows that
+    ``open()`` checks and loads the rows already finished (``rows``: grid index
+    → cells) and starts the journal; ``append(cells)`` adds one row and flushes
+    it; ``finish()`` writes the sorted file.  With ``retry_errors`` rows that
     carry an error are not counted as finished (they are computed again).
     """
 
@@ -88,87 +113,137 @@ class ResultStore:
             _parquet_module()
         self.journal = f"{path}.journal.csv" if self.parquet else path
         self.meta = f"{path}.sweep.json"
+        self.digests = f"{path}.sweep.rows"
         self.retry_errors = retry_errors
         self.columns = grid.columns
-        self.rows: dict[Key, Row] = {}
+        self.rows: dict[int, Row] = {}
+        self._fingerprint = grid.fingerprint()
+        self._error = self.columns.index("error")
         self._fh: io.TextIOBase | None = None
+        self._dh: io.TextIOBase | None = None
 
-    def key(self, row: Row) -> Key:
-        return tuple(row[a] for a in self.grid.axis_names)
+    def digest(self, cells: Iterable[str]) -> str:
+        """SHA-256 of the grid's fingerprint and a row's cells (an unambiguous JSON list)."""
+        text = json.dumps([self._fingerprint, *cells], ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def failed(self) -> int:
+        """Finished rows that carry an error."""
+        return sum(1 for r in self.rows.values() if r[self._error])
 
     # -- reading what a previous run left ------------------------------------
-    def _read_csv(self, path: str) -> list[Row]:
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
-        if not text.endswith("\n"):  # a run killed mid-write: drop the partial line
-            text = text[: text.rfind("\n") + 1]
-        reader = csv.reader(io.StringIO(text))
+    def _read_csv(self, path: str) -> list[tuple[str, list[str]]]:
+        reader = csv.reader(io.StringIO(_complete_lines(path)))
         header = next(reader, None)
         if header is None:
             return []
         if tuple(header) != self.columns:
             raise InputError(f"{path!r} has columns {','.join(header)}, not those of this grid; use another --out")
-        return [dict(zip(self.columns, r)) for r in reader if len(r) == len(self.columns)]
+        return [(f"{path!r} line {reader.line_num}", r) for r in reader]
 
-    def _read_parquet(self) -> list[Row]:
+    def _read_parquet(self) -> list[tuple[str, list[str]]]:
         pq = _parquet_module()
         table = pq.read_table(self.path)  # type: ignore[attr-defined]
         if tuple(table.column_names) != self.columns:
             raise InputError(f"{self.path!r} has columns {','.join(table.column_names)}, not those of this grid")
-        return [{c: str(v) for c, v in r.items()} for r in table.to_pylist()]
+        return [(f"{self.path!r} row {i + 1}", [str(r[c]) for c in self.columns])
+                for i, r in enumerate(table.to_pylist())]
+
+    def _read_digests(self) -> set[str]:
+        if not os.path.exists(self.digests):
+            return set()
+        found = set()
+        for n, line in enumerate(_complete_lines(self.digests).splitlines(), 1):
+            if not _DIGEST.match(line):
+                raise InputError(f"{self.digests!r} line {n} is not a row digest; the results cannot be trusted: "
+                                 "use another --out, or remove the results and their sidecars to start again")
+            found.add(line)
+        return found
 
     def _check_meta(self, existing: bool) -> None:
-        fp = self.grid.fingerprint()
+        again = f"use another --out, or remove {self.path!r} and its sidecars to start again"
         if os.path.exists(self.meta):
             try:
                 with open(self.meta, encoding="utf-8") as fh:
-                    old = json.load(fh).get("fingerprint")
+                    old = json.load(fh)
+                layout, fp = old.get("format"), old.get("fingerprint")
             except (OSError, ValueError, AttributeError):
-                raise InputError(f"{self.meta!r} is unreadable; remove it and {self.path!r} to start again") from None
-            if old != fp:
-                raise InputError(f"{self.path!r} holds the results of a different grid (see {self.meta!r}); "
-                                 "use another --out or remove both files")
+                raise InputError(f"{self.meta!r} is unreadable; {again}") from None
+            if layout != FORMAT:
+                raise InputError(f"{self.meta!r} was written by another version of `certdp sweep` "
+                                 f"(sidecar format {layout!r}, this one writes {FORMAT}); {again}")
+            if fp != self._fingerprint:
+                raise InputError(f"{self.path!r} holds the results of a different grid (see {self.meta!r}); {again}")
         elif existing:
             raise InputError(f"{self.path!r} exists but {self.meta!r} does not: it was not written by "
                              "`certdp sweep` for this grid; use another --out")
-        doc = {"certdp": VERSION, "fingerprint": fp, "grid": self.grid.describe()}
+        doc = {"certdp": VERSION, "format": FORMAT, "fingerprint": self._fingerprint, "grid": self.grid.describe()}
         _write_text(self.meta, json.dumps(doc, indent=1) + "\n")
 
-    def open(self) -> dict[Key, Row]:
-        """Load the finished rows, rewrite the journal without partial lines, open it for appending."""
+    def _label(self, point: tuple[str, ...]) -> str:
+        return ", ".join(f"{a}={v}" for a, v in zip(self.grid.axis_names, point))
+
+    def open(self) -> dict[int, Row]:
+        """Check and load the finished rows (InputError on a row certdp did not
+        write), rewrite the journal and the digests without partial lines, open
+        both for appending.  Returns ``rows``."""
         existing = os.path.exists(self.path) or os.path.exists(self.journal)
         self._check_meta(existing)
-        rows: list[Row] = []
-        if self.parquet and os.path.exists(self.path):
-            rows += self._read_parquet()
-        if os.path.exists(self.journal):
-            rows += self._read_csv(self.journal)
-        axis_values = [set(v) for _, v in self.grid.axes]
-        for r in rows:
-            k = self.key(r)
-            if all(v in s for v, s in zip(k, axis_values)) and not (self.retry_errors and r["error"]):
-                self.rows[k] = r
+        known = self._read_digests()
+        if os.path.exists(self.journal):  # a Parquet run's journal holds every row of its Parquet file
+            rows = self._read_csv(self.journal)
+        elif self.parquet and os.path.exists(self.path):
+            rows = self._read_parquet()
+        else:
+            rows = []
+        width, axes = len(self.columns), len(self.grid.axes)
+        seen: dict[int, str] = {}
+        for where, cells in rows:
+            if len(cells) != width:
+                raise InputError(f"{where}: {len(cells)} cells, not the {width} columns of this grid; "
+                                 "the results cannot be trusted (use another --out)")
+            point = tuple(cells[:axes])
+            index = self.grid.index_of(point)
+            if index is None:
+                raise InputError(f"{where}: ({self._label(point)}) is not a point of this grid; "
+                                 "remove the line, or use another --out")
+            if index in seen:
+                raise InputError(f"{where}: the point ({self._label(point)}) appears twice (first at {seen[index]}); "
+                                 "remove the copies, or use another --out")
+            if self.digest(cells) not in known:
+                raise InputError(f"{where}: the row of ({self._label(point)}) is not a row certdp computed "
+                                 f"(its digest is not in {self.digests!r}); remove the line to compute the point "
+                                 "again, or use another --out")
+            seen[index] = where
+            if not (self.retry_errors and cells[self._error]):
+                self.rows[index] = tuple(cells)
+        # the journal first: digests of rows dropped from it may stay, never the reverse
         _write_text(self.journal, _csv_text(self.columns, self._sorted()))
+        _write_text(self.digests, "".join(self.digest(r) + "\n" for r in self._sorted()))
+        self._dh = open(self.digests, "a", encoding="utf-8", newline="")
         self._fh = open(self.journal, "a", encoding="utf-8", newline="")
         self._writer = csv.writer(self._fh, lineterminator="\n")
-        return dict(self.rows)
+        return self.rows
 
     # -- writing -------------------------------------------------------------
-    def append(self, row: Row) -> None:
-        """Record one finished point (flushed at once: a killed run loses nothing finished)."""
-        assert self._fh is not None, "open() first"
-        self.rows[self.key(row)] = row
-        self._writer.writerow([row[c] for c in self.columns])
+    def append(self, index: int, cells: Row) -> None:
+        """Record one finished point: its digest, then its row (each flushed at
+        once: a killed run loses nothing finished, and no row goes without its digest)."""
+        assert self._fh is not None and self._dh is not None, "open() first"
+        self.rows[index] = cells
+        self._dh.write(self.digest(cells) + "\n")
+        self._dh.flush()
+        self._writer.writerow(cells)
         self._fh.flush()
 
     def _sorted(self) -> list[Row]:
-        index = [{v: i for i, v in enumerate(values)} for _, values in self.grid.axes]
-        return sorted(self.rows.values(), key=lambda r: tuple(ix[v] for ix, v in zip(index, self.key(r))))
+        return [self.rows[i] for i in sorted(self.rows)]
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        for fh in (self._fh, self._dh):
+            if fh is not None:
+                fh.close()
+        self._fh = self._dh = None
 
     def finish(self) -> None:
         """Write the final file, rows in grid order (CSV, or Parquet with string columns)."""
@@ -178,7 +253,7 @@ class ResultStore:
             import pyarrow as pa  # noqa: PLC0415
 
             pq = _parquet_module()
-            table = pa.table({c: pa.array([r[c] for r in rows], type=pa.string()) for c in self.columns},
+            table = pa.table({c: pa.array([r[i] for r in rows], type=pa.string()) for i, c in enumerate(self.columns)},
                              metadata={"certdp.sweep": json.dumps(self.grid.describe())})
             _atomic_write(self.path, lambda tmp: pq.write_table(table, tmp))  # type: ignore[attr-defined]
             os.remove(self.journal)

@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from fractions import Fraction
 
 import mpmath
@@ -73,11 +72,12 @@ def _without_seconds(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def test_axis_values_are_exact_and_canonical():
     g = parse_grid(GAUSS.replace('"0.5", ', '"5/10", '))
-    assert g.axes == (("s", ("0.5", "0.8", "1", "3")),)  # "5/10" and "0.80" written canonically
+    assert [(a.name, a.values) for a in g.axes] == [("s", ("0.5", "0.8", "1", "3"))]  # "5/10", "0.80" canonical
     assert g.spec_for(("0.8",)) == "gaussian(sigma=0.8)"
     # an exact range: 0.1 + 0.1 + 0.1 is 0.3 here (with floats the last value would be lost)
     r = parse_grid(GAUSS.replace('s = ["0.5", "0.80", "1", "3"]', 's = { first = "0.1", last = "0.3", step = "0.1" }'))
-    assert r.axes[0][1] == ("0.1", "0.2", "0.3")
+    assert list(r.points()) == [(0, ("0.1",)), (1, ("0.2",)), (2, ("0.3",))]
+    assert [r.index_of((v,)) for v in ("0.1", "0.3", "0.30", "3/10", "0.4", "0.15")] == [0, 2, None, None, None, None]
     assert r.columns == ("s", "eps_lo", "eps_hi", "delta_lo", "delta_hi", "mu_lo", "mu_hi", "residual_hi",
                          "assumptions", "route", "seconds", "error")
 
@@ -176,6 +176,8 @@ def test_resume_skips_finished_points_and_drops_a_partial_line(tmp_path):
     lines = full.read_text().splitlines(keepends=True)
     part.write_text(lines[0] + lines[3] + lines[1] + lines[2][:17])  # unsorted, and killed mid-line
     (tmp_path / "part.csv.sweep.json").write_text((tmp_path / "full.csv.sweep.json").read_text())
+    digests = (tmp_path / "full.csv.sweep.rows").read_text()
+    (tmp_path / "part.csv.sweep.rows").write_text(digests + digests[:17])  # its digests, and one cut mid-line
     s = run_sweep(grid, str(part))
     assert (s.computed, s.resumed) == (2, 2)
     assert _without_seconds(_rows(part)) == _without_seconds(reference)
@@ -194,24 +196,30 @@ def test_results_of_another_grid_are_never_mixed(tmp_path, capsys):
     assert "was not written by" in capsys.readouterr().err
 
 
+_KILL_AFTER = """
+import os, signal, sys
+from certdp.sweep import load_grid, run_sweep
+
+def kill(progress):
+    if progress.computed == int(sys.argv[3]):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+run_sweep(load_grid(sys.argv[1]), sys.argv[2], on_progress=kill)
+"""
+
+
 def test_a_killed_sweep_resumes(tmp_path):
-    """SIGKILL a running `certdp sweep` after some rows; the re-run computes the rest."""
+    """SIGKILL a running sweep right after its 5th row (a hook in the process,
+    not a timer: the same rows every run); the re-run computes exactly the rest."""
     many = GAUSS.replace('["0.5", "0.80", "1", "3"]', '{ first = "1/10", last = "20", step = "1/10" }')
     grid = _write(tmp_path, many.replace('[[quantity]]\nkind = "mu"\n', ""))
     out = tmp_path / "k.csv"
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "certdp", "sweep", grid, "--out", str(out), "--quiet"], env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if out.exists() and out.read_text().count("\n") >= 4:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    left = len(_rows(out))
-    assert 3 <= left < 200, "the sweep finished before it could be killed; make the grid larger"
+    proc = subprocess.run([sys.executable, "-c", _KILL_AFTER, grid, str(out), "5"], env=env, timeout=600)
+    assert proc.returncode == -signal.SIGKILL
+    assert [r["s"] for r in _rows(out)] == ["0.1", "0.2", "0.3", "0.4", "0.5"]  # the journal, before the final sort
     s = run_sweep(load_grid(grid), str(out))
-    assert s.resumed >= 3 and s.resumed + s.computed == 200
+    assert (s.resumed, s.computed, s.failed) == (5, 195, 0)
     assert [Fraction(r["s"]) for r in _rows(out)] == [Fraction(i, 10) for i in range(1, 201)]
 
 
@@ -257,6 +265,20 @@ def test_dask_local_starts_its_own_cluster(tmp_path, serial_rows):
     out = tmp_path / "local.csv"
     assert main(["sweep", _write(tmp_path, DPSGD), "--out", str(out), "--dask", "local", "--jobs", "2"]) == 0
     assert _without_seconds(_rows(out)) == serial_rows
+
+
+def test_the_budget_bounds_a_sweep_on_dask(tmp_path, cluster, capsys):
+    """--budget reaches the points running on the cluster: the command stops
+    with exit 1, and no row records the sweep's budget as a point's failure."""
+    grid = _write(tmp_path, DPSGD.replace('T = [5, 10]', 'T = { first = "100", last = "3000", step = "100" }')
+                  .replace('sigma = ["3", "4"]', 'sigma = ["1"]'))
+    out = tmp_path / "budget.csv"
+    assert main(["sweep", grid, "--out", str(out), "--dask", cluster.scheduler_address, "--budget", "1",
+                 "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("certdp: the sweep needs more than the budget of 1 s") and "to resume" in err
+    rows = _rows(out)
+    assert len(rows) < 30 and all(r["error"] == "" for r in rows)
 
 
 def test_dask_workers_with_threads_are_refused(tmp_path, capsys):
