@@ -68,7 +68,7 @@ def _run(args: argparse.Namespace) -> int:
                          + ("" if c.exhausted else "; the scan stopped before the end of the parameter's domain")]
             f = c.missed
             lines.append(line(f, "> " + args.delta) if f.meets is False else
-                         line(f, "is undecided against the target").replace("  [", " [", 1))
+                         line(f, "is undecided against the target"))
         else:
             if c.optimal:
                 which = "smallest" if c.direction == "larger" else "largest"

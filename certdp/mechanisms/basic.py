@@ -47,7 +47,8 @@ def _log_pos(x: arb) -> arb:
 # ---------------------------------------------------------------------------
 # proved monotonicity rules shared by several parameters (calibration reads them)
 
-_SMALLER_SENSITIVITY = MorePrivate("smaller", "the profile at sensitivity Δ and noise s is the one at 1 and s/Δ")
+_SMALLER_SENSITIVITY = MorePrivate("smaller", "the profile at sensitivity Δ and noise s is the one at 1 and s/Δ, "
+                                   "so a smaller Δ acts as larger noise")
 _SMALLER_GUARANTEE = MorePrivate("smaller", "a weaker guarantee admits every mechanism of the stronger one, "
                                  "so its worst case is no more private")
 _RR_FLIP = ("δ(ε) = (q − (1−q)e^ε)⁺ with q = max(p, 1−p); RR(p') is RR(p) with the answer flipped w.p. "
