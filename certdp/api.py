@@ -86,10 +86,14 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
 
 def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: object = Fraction(1, 1000),
               **options: Any) -> Any:
-    """The optimal value of ``param`` in ``spec`` on the grid resolution·Z for the
-    target (ε, δ), with the certified facts at it and at the next grid value
+    """A value of ``param`` in ``spec`` on the grid resolution·Z certified to meet the
+    target (ε, δ), with the certified fact at the next grid value towards less privacy
     (``certdp calibrate``), e.g. ``calibrate("dpsgd(noise=x, rate=0.01, steps=1000)", "x",
-    eps=1, delta="1e-5")``."""
+    eps=1, delta="1e-5")``.  ``.optimal`` (and ``.none_exists`` when ``.value`` is None)
+    is True only where δ(ε) is proved monotone in the parameter by the catalog's rules;
+    otherwise ``.assumptions`` states the monotonicity the answer would need.  Options:
+    ``more_private`` ('larger'/'smaller', default: what the rules prove at ``start``),
+    ``start``."""
     from certdp.analyses.calibrate import calibrate as _calibrate  # noqa: PLC0415
 
     return _calibrate(spec, param, eps=eps, delta=delta, resolution=resolution, **options)

@@ -125,3 +125,12 @@ def mp_digits(dps: int):
         with mpmath.workdps(dps):
             yield
     return fixture
+
+
+def rr_delta_ref(p, eps) -> mpmath.mpf:
+    """δ(ε) of randomized response from the definition: the hockey-stick divergence
+    Σ_y (P(y) − e^ε Q(y))⁺ of its output laws P = (p, 1−p), Q = (1−p, p) on
+    neighbouring bits (both orders give the same sum), 60 digits."""
+    with mpmath.workdps(60):
+        p, e = mpq(p), mpmath.exp(mpq(eps))
+        return sum(max(mpmath.mpf(0), a - e * b) for a, b in ((p, 1 - p), (1 - p, p)))

@@ -1,17 +1,26 @@
-"""Calibration: the optimal value of one mechanism parameter on a grid.
+"""Calibration: a value of one mechanism parameter on a grid meeting an (ε, δ)
+target, and — when monotonicity is proved — the optimal one.
 
 ``calibrate("dpsgd(noise=x, rate=0.01, steps=1000)", "x", eps=1, delta=1e-5,
-resolution=1/1000)`` returns the smallest x on the grid resolution·Z whose
-*certified* guarantee meets the target (δ_M(ε) <= δ proved from above), with
-the certified proof that the next grid value towards less privacy does not
-(δ_M(ε) > δ proved from below) — so the answer is optimal at the stated
-resolution, not just safe.
+resolution=1/1000)`` walks the grid resolution·{1, 2, ...} from ``start``
+and bisects to a pair of adjacent grid values: one whose *certified* guarantee
+meets the target (δ_M(ε) <= δ proved from above), next to one towards less
+privacy that does not (δ_M(ε) > δ proved from below).  Every reported value
+is certified; only the words depend on monotonicity:
 
-Monotonicity: more noise (noise, sigma, scale) and less sampling or fewer
-steps (rate, steps, k) are post-processings that cannot increase δ_M(ε)
-(data-processing inequality; composition of an extra step), so "meets the
-target" is monotone in the parameter and a grid bisection finds the boundary.
-Every value comes from the one dispatcher
+* "optimal" (the smallest noise-like / largest rate-like value meeting the
+  target) and "no positive grid value meets the target" need δ_M(ε) to be
+  monotone in the parameter on the range the claim covers.  That is proved by
+  the catalog's per-parameter rules (:mod:`certdp.analyses.calibrate_order`:
+  Gaussian σ and Laplace scale larger, rates, step counts and guarantees
+  smaller, randomized response p smaller on [1/2, ∞) only, ...);
+* otherwise (a user formula's σ, a value outside a rule's range) the answer
+  says "a value meeting the target" / "no value found on the scanned grid" and
+  carries the assumption it would need (:attr:`Calibration.assumptions`, in
+  the text and the JSON).  A stated direction contradicting a rule proved on
+  the parameter's whole range is refused.
+
+Calibration writes no certificate.  Every value comes from the one dispatcher
 (:func:`certdp.analyses.dispatch.delta_of`); when a grid value is undecided
 (the target falls inside its enclosure) the dispatcher is asked again for a
 narrower answer (finer PLD grid, more bits), up to :data:`MAX_REFINE` times;
@@ -22,21 +31,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
 
+from certdp.analyses.calibrate_order import Direction, Order, template
 from certdp.analyses.dispatch import Answer, delta_of
 from certdp.errors import InputError, check_budget
-from certdp.mechanisms.spec import parse_spec, tokenize
+from certdp.mechanisms.params import interval_text
+from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import to_ball
 from certdp.numerics.exact import check_open_unit, check_nonnegative, check_positive, fraction_to_str
 
-#: Parameters for which a larger value is more private, and a smaller one.
-LARGER_IS_MORE_PRIVATE = frozenset({"noise", "sigma", "scale"})
-SMALLER_IS_MORE_PRIVATE = frozenset({"rate", "steps", "k", "eps", "mu", "delta"})
 #: How often an undecided grid value is re-asked with a narrower answer.
 MAX_REFINE = 3
-
-Direction = Literal["larger", "smaller"]
+#: The walk stops (and says so) after steps this large (in grid steps).
+MAX_STEP = 2**62
 
 
 @dataclass(frozen=True)
@@ -47,10 +54,23 @@ class GridFact:
     answer: Answer
     meets: bool | None  # True: δ <= target proved; False: δ > target proved; None: undecided
 
+    def to_json(self) -> dict:
+        return {"value": fraction_to_str(self.value), "delta": self.answer.enclosure, "method": self.answer.method,
+                "meets_target": self.meets}
+
 
 @dataclass(frozen=True)
 class Calibration:
-    """The calibrated parameter and the two facts that make it optimal."""
+    """What the grid search certified, and what its words rest on.
+
+    ``best`` meets the target (None: no scanned value did); ``neighbour`` is the
+    next grid value towards less privacy (None: none is valid); ``missed`` is,
+    when nothing was found, the most private value scanned (it misses or is
+    undecided); ``scanned`` the range of grid values evaluated; ``exhausted``
+    whether the walk towards more privacy reached the end of the parameter's
+    domain (else it stopped after :data:`MAX_STEP` grid steps).  ``order`` holds
+    the proved monotonicity rules (:mod:`certdp.analyses.calibrate_order`).
+    """
 
     spec: str
     param: str
@@ -58,45 +78,76 @@ class Calibration:
     eps: Fraction
     delta: Fraction
     resolution: Fraction
-    best: GridFact  # meets the target
-    neighbour: GridFact | None  # the next grid value towards less privacy (None: none exists)
+    best: GridFact | None
+    neighbour: GridFact | None
+    order: Order
+    scanned: tuple[Fraction, Fraction]
+    missed: GridFact | None = None
+    exhausted: bool = True
 
     @property
-    def value(self) -> Fraction:
-        return self.best.value
+    def value(self) -> Fraction | None:
+        """The certified value meeting the target (None when none was found)."""
+        return None if self.best is None else self.best.value
+
+    @property
+    def found(self) -> bool:
+        return self.best is not None
+
+    @property
+    def claim_range(self) -> tuple[Fraction | None, Fraction | None]:
+        """The parameter range whose monotonicity the claim ("optimal" or "none exists")
+        needs: from the value that misses (the neighbour, else the best value, else the
+        most private value scanned) to the end of the less private side."""
+        anchor = (self.neighbour or self.best or self.missed).value  # type: ignore[union-attr]
+        return (None, anchor) if self.direction == "larger" else (anchor, None)
+
+    @property
+    def monotone(self) -> bool:
+        """Is δ(ε) proved monotone in the parameter on :attr:`claim_range`?"""
+        return self.order.proved_on(self.direction, *self.claim_range)
 
     @property
     def optimal(self) -> bool:
-        """The neighbour is proved to miss the target (or there is no neighbour)."""
-        return self.neighbour is None or self.neighbour.meets is False
+        """Proved: the value meets the target and every grid value towards less privacy
+        misses it (the neighbour misses, or there is none, and δ is proved monotone)."""
+        return (self.best is not None and (self.neighbour is None or self.neighbour.meets is False)
+                and self.monotone)
+
+    @property
+    def none_exists(self) -> bool:
+        """Proved: no positive grid value meets the target (the most private valid
+        value misses, and δ is proved monotone on the rest)."""
+        return (self.best is None and self.exhausted and self.missed is not None and self.missed.meets is False
+                and self.monotone)
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The unproved hypotheses of the answer: the monotonicity its words would need
+        (when not proved), then the mechanisms' own (recursive, from the dispatcher)."""
+        out = [] if self.monotone else [self.order.assumption(self.direction, *self.claim_range)]
+        for f in (self.best, self.neighbour, self.missed):
+            for a in (() if f is None else f.answer.assumptions):
+                if a not in out:
+                    out.append(a)
+        return tuple(out)
 
     def to_json(self) -> dict:
         def fact(f: GridFact | None) -> dict | None:
-            if f is None:
-                return None
-            return {"value": fraction_to_str(f.value), "delta": f.answer.enclosure, "method": f.answer.method,
-                    "meets_target": f.meets}
-        return {"param": self.param, "value": fraction_to_str(self.value), "more_private": self.direction,
+            return None if f is None else f.to_json()
+
+        proved = self.order.proved_range(self.direction)
+        return {"param": self.param, "value": None if self.value is None else fraction_to_str(self.value),
+                "found": self.found, "more_private": self.direction,
                 "resolution": fraction_to_str(self.resolution), "target": {"eps": fraction_to_str(self.eps),
-                "delta": fraction_to_str(self.delta)}, "optimal": self.optimal,
-                "best": fact(self.best), "neighbour": fact(self.neighbour)}
-
-
-def _template(spec: str, param: str) -> tuple[list[tuple[str, str]], Direction | None]:
-    """(tokens as (kind, text), the direction implied by the keyword that names ``param``)."""
-    toks = [(t.kind, t.text) for t in tokenize(spec)]
-    uses = [i for i, (kind, text) in enumerate(toks) if kind == "name" and text == param]
-    if not uses:
-        raise InputError(f"the spec does not use the parameter {param!r}")
-    if any(i + 1 < len(toks) and toks[i + 1][1] in ("(", "=") for i in uses):
-        raise InputError(f"{param!r} names a mechanism or a keyword in the spec; choose another name")
-    keys = {toks[i - 2][1] for i in uses if i >= 2 and toks[i - 1][1] == "="}
-    direction: Direction | None = None
-    if keys and keys <= LARGER_IS_MORE_PRIVATE:
-        direction = "larger"
-    elif keys and keys <= SMALLER_IS_MORE_PRIVATE:
-        direction = "smaller"
-    return toks, direction
+                "delta": fraction_to_str(self.delta)}, "optimal": self.optimal, "none_exists": self.none_exists,
+                "monotone": {"proved": self.monotone, "needed_on": interval_text(*self.claim_range),
+                             "proved_on": None if proved is None else interval_text(*proved),
+                             "rules": self.order.rules(self.direction)},
+                "assumptions": list(self.assumptions),
+                "scanned": {"from": fraction_to_str(self.scanned[0]), "to": fraction_to_str(self.scanned[1]),
+                            "domain_end_reached": self.exhausted},
+                "best": fact(self.best), "neighbour": fact(self.neighbour), "missed": fact(self.missed)}
 
 
 def _spec_at(toks: list[tuple[str, str]], param: str, value: Fraction) -> str:
@@ -112,14 +163,22 @@ def _spec_at(toks: list[tuple[str, str]], param: str, value: Fraction) -> str:
 
 def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: object = Fraction(1, 1000),
               more_private: Direction | None = None, start: object = 1) -> Calibration:
-    """The optimal grid value of ``param`` in ``spec`` for the target (ε, δ); see the module doc."""
+    """A certified grid value of ``param`` in ``spec`` meeting the target (ε, δ), optimal
+    when monotonicity is proved; see the module doc."""
     e, d = check_nonnegative(eps, "eps"), check_open_unit(delta, "delta")
     res = check_positive(resolution, "resolution")
-    toks, implied = _template(spec, param)
-    direction = more_private or implied
-    if direction not in ("larger", "smaller"):
-        raise InputError(f"cannot tell whether a larger {param} is more private; give more_private "
-                         "('larger' for noise-like, 'smaller' for rate/steps-like parameters)")
+    toks, order = template(spec, param)
+    if order.integer and res.denominator != 1:
+        raise InputError(f"{param} is an integer parameter: the resolution must be a whole number, got {resolution}")
+    k0 = max(1, round(check_positive(start, "start") / res))
+    if more_private is not None and more_private not in ("larger", "smaller"):
+        raise InputError(f"more_private must be 'larger' or 'smaller', got {more_private!r}")
+    direction = more_private or order.implied(k0 * res)
+    if direction is None:
+        raise InputError(f"no rule proves which way {param} is more private at {fraction_to_str(k0 * res)}; give the "
+                         "direction (--more-private / more_private: 'larger' or 'smaller'); the answer then states "
+                         "the monotonicity it assumes")
+    order.check_direction(direction)
     cache: dict[int, GridFact] = {}
     target = to_ball(d)
 
@@ -139,7 +198,6 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
 
     # index k stands for the value k·resolution; "up" moves towards more privacy
     up = 1 if direction == "larger" else -1
-    k0 = max(1, round(check_positive(start, "start") / res))
 
     def valid(k: int) -> bool:
         if k < 1:
@@ -153,6 +211,7 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
     if not valid(k0):
         raise InputError(f"{param} = {fraction_to_str(k0 * res)} is not a valid value in the spec")
     good = bad = None
+    exhausted = True
     if fact(k0).meets:
         good, step = k0, 1  # walk towards less privacy until the target is missed
         while bad is None and step:
@@ -169,19 +228,24 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
             cand = bad + up * step
             if not valid(cand):
                 if step == 1:
-                    raise InputError(f"no valid grid value of {param} meets the target")
+                    break  # bad is the most private valid grid value
                 step //= 2
                 continue
             if fact(cand).meets:
                 good = cand
             else:
                 bad, step = cand, step * 2
-            if step > 2**62:
-                raise InputError(f"no grid value of {param} meets the target")
-    while bad is not None and abs(good - bad) > 1:  # bisection on the integer grid
+            if step > MAX_STEP:
+                exhausted = False
+                break
+    while good is not None and bad is not None and abs(good - bad) > 1:  # bisection on the integer grid
         mid = (good + bad) // 2
         if fact(mid).meets:
             good = mid
         else:
             bad = mid
-    return Calibration(spec, param, direction, e, d, res, fact(good), None if bad is None else fact(bad))
+    scanned = (min(cache) * res, max(cache) * res)
+    if good is None:
+        return Calibration(spec, param, direction, e, d, res, None, None, order, scanned, fact(bad), exhausted)
+    return Calibration(spec, param, direction, e, d, res, fact(good), None if bad is None else fact(bad), order,
+                       scanned)

@@ -70,6 +70,13 @@ class Mechanism(ABC):
     #: Name in the mechanism spec grammar, e.g. ``"laplace"``.
     name: ClassVar[str]
 
+    #: Is this a transform (subsampling, composition) whose trade-off function is
+    #: monotone in its inner mechanisms' (Dong, Roth, Su 2022: ⊗ is monotone; a
+    #: subsampled pair is a mixture, and post-processing commutes with mixing)?  Then a
+    #: parameter's proved monotonicity rule (``Param.more_private``) inside it holds for
+    #: the whole; calibration uses nothing else (default False: not proved).
+    keeps_privacy_order: ClassVar[bool] = False
+
     #: How :meth:`delta_ball` evaluates the profile (the route named in answers).
     profile_route: ClassVar[str] = "closed-form privacy profile"
 

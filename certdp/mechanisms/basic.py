@@ -22,6 +22,7 @@ from certdp.mechanisms.base import EPS, ProfileKind
 from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,
+    MorePrivate,
     Param,
     positive_part,
 )
@@ -44,6 +45,14 @@ def _log_pos(x: arb) -> arb:
 
 
 # ---------------------------------------------------------------------------
+# proved monotonicity rules shared by several parameters (calibration reads them)
+
+_SMALLER_SENSITIVITY = MorePrivate("smaller", "the profile at sensitivity Δ and noise s is the one at 1 and s/Δ, "
+                                   "so a smaller Δ acts as larger noise")
+_SMALLER_GUARANTEE = MorePrivate("smaller", "a weaker guarantee admits every mechanism of the stronger one, "
+                                 "so its worst case is no more private")
+_RR_FLIP = ("δ(ε) = (q − (1−q)e^ε)⁺ with q = max(p, 1−p); RR(p') is RR(p) with the answer flipped w.p. "
+            "(p − p')/(2p − 1) when p' lies between 1/2 and p: a post-processing")
 
 
 class Laplace(CatalogMechanism):
@@ -56,8 +65,9 @@ class Laplace(CatalogMechanism):
     name = "laplace"
     description = "Laplace noise of scale b on a query of sensitivity Δ: δ(ε) = max(1 − e^{ε/2 − Δ/(2b)}, 0)"
     PARAMS = (
-        Param("scale", "number", "noise scale b > 0"),
-        Param("sensitivity", "number", "query sensitivity Δ > 0", 1),
+        Param("scale", "number", "noise scale b > 0", more_private=(MorePrivate(
+            "larger", "Lap(b') = Lap(b) + Z with Z = 0 w.p. (b/b')², else Lap(b'): a post-processing"),)),
+        Param("sensitivity", "number", "query sensitivity Δ > 0", 1, more_private=(_SMALLER_SENSITIVITY,)),
     )
 
     def check(self) -> None:
@@ -103,7 +113,8 @@ class GaussianDP(CatalogMechanism):
 
     name = "gaussian_dp"
     description = "worst case of the μ-GDP guarantee (exact for the guarantee): δ_μ(ε) = Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2)"
-    PARAMS = (Param("mu", "number", "GDP parameter μ > 0"),)
+    PARAMS = (Param("mu", "number", "GDP parameter μ > 0", more_private=(MorePrivate(
+        "smaller", "N(μ', 1) = (μ'/μ)·N(μ, 1) + N(0, 1 − (μ'/μ)²) for μ' < μ: a post-processing"),)),)
     #: the tight profile of the μ-GDP guarantee (its worst case is the Gaussian)
     own_kind = ProfileKind.GUARANTEE
 
@@ -150,8 +161,9 @@ class Gaussian(GaussianDP):
     name = "gaussian"
     description = "Gaussian noise N(0, σ²) on a query of sensitivity Δ: exactly μ-GDP with μ = Δ/σ"
     PARAMS = (
-        Param("sigma", "number", "noise standard deviation σ > 0"),
-        Param("sensitivity", "number", "query sensitivity Δ > 0", 1),
+        Param("sigma", "number", "noise standard deviation σ > 0", more_private=(MorePrivate(
+            "larger", "adding independent N(0, σ'² − σ²) noise: a post-processing"),)),
+        Param("sensitivity", "number", "query sensitivity Δ > 0", 1, more_private=(_SMALLER_SENSITIVITY,)),
     )
     own_kind = ProfileKind.EXACT
 
@@ -177,7 +189,8 @@ class RandomizedResponse(CatalogMechanism):
 
     name = "randomized_response"
     description = "binary randomized response, truth with probability p: δ(ε) = (q − (1−q)e^ε)⁺, q = max(p, 1−p)"
-    PARAMS = (Param("p", "number", "probability 0 < p < 1 of reporting the true bit"),)
+    PARAMS = (Param("p", "number", "probability 0 < p < 1 of reporting the true bit", more_private=(
+        MorePrivate("smaller", _RR_FLIP, lo=Fraction(1, 2)), MorePrivate("larger", _RR_FLIP, hi=Fraction(1, 2)))),)
 
     def check(self) -> None:
         if not 0 < self.p < 1:
@@ -342,7 +355,7 @@ class PureDP(CatalogMechanism):
 
     name = "pure_dp"
     description = "worst case of the ε₀-DP guarantee (exact for the guarantee): δ(ε) = (e^{ε₀} − e^ε)⁺ / (1 + e^{ε₀})"
-    PARAMS = (Param("eps", "number", "pure DP level ε₀ >= 0"),)
+    PARAMS = (Param("eps", "number", "pure DP level ε₀ >= 0", more_private=(_SMALLER_GUARANTEE,)),)
     #: the worst case over all ε₀-DP mechanisms (tight by Liu et al. 2022 Thm 3.1)
     own_kind = ProfileKind.GUARANTEE
 
@@ -382,8 +395,8 @@ class ApproxDP(PureDP):
     name = "approx_dp"
     description = "worst case of one (ε₀, δ₀)-DP guarantee (exact for the guarantee): δ(ε) = δ₀ + (1−δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀})"
     PARAMS = (
-        Param("eps", "number", "ε₀ >= 0"),
-        Param("delta", "number", "δ₀ with 0 <= δ₀ < 1"),
+        Param("eps", "number", "ε₀ >= 0", more_private=(_SMALLER_GUARANTEE,)),
+        Param("delta", "number", "δ₀ with 0 <= δ₀ < 1", more_private=(_SMALLER_GUARANTEE,)),
     )
 
     def check(self) -> None:

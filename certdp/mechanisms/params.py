@@ -31,7 +31,7 @@ from certdp.numerics.ball import (
 )
 from certdp.numerics.decide import decide
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact
+from certdp.numerics.exact import exact, fraction_to_str
 
 KINDS = ("number", "integer", "mechanism", "string")
 
@@ -42,17 +42,69 @@ _NO_DEFAULT = object()
 
 
 @dataclass(frozen=True)
+class MorePrivate:
+    """A proved monotonicity rule of one parameter (used by calibration).
+
+    On the parameter's values in [lo, hi] (None: unbounded; intersected with the
+    parameter's domain), moving the parameter in ``direction`` ("larger" or
+    "smaller") never makes the mechanism less private: its trade-off function
+    does not decrease, i.e. (Blackwell) the new dominating pairs are a
+    post-processing of the old ones, so δ(ε) does not increase at any ε.
+    ``reason`` is the proof in one line.  A parameter without a rule (or a value
+    outside the rule's range) has no proved direction: calibration then states
+    the monotonicity it relies on as an unproved assumption.
+    """
+
+    direction: str
+    reason: str
+    lo: Fraction | None = None
+    hi: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        if self.direction not in ("larger", "smaller"):  # pragma: no cover - programming error
+            raise ValueError(f"unknown direction {self.direction!r}")
+
+    def holds_on(self, lo: Fraction | None, hi: Fraction | None) -> bool:
+        """Does the rule hold on all of [lo, hi] (None: unbounded)?"""
+        if self.lo is not None and (lo is None or lo < self.lo):
+            return False
+        return self.hi is None or (hi is not None and hi <= self.hi)
+
+    def describe(self) -> str:
+        """``a larger value is more private on [1/2, ∞): reason``."""
+        where = "" if self.lo is None and self.hi is None else f" on {interval_text(self.lo, self.hi)}"
+        return f"a {self.direction} value is more private{where} ({self.reason})"
+
+
+def interval_text(lo: Fraction | None, hi: Fraction | None) -> str:
+    """``[1/2, ∞)``, ``(-∞, 1/2]``, ``[a, b]``."""
+    left = "(-∞" if lo is None else f"[{fraction_to_str(lo)}"
+    right = "∞)" if hi is None else f"{fraction_to_str(hi)}]"
+    return f"{left}, {right}"
+
+
+@dataclass(frozen=True)
 class Param:
-    """One declared parameter: name, kind, one-line doc, optional exact default."""
+    """One declared parameter: name, kind, one-line doc, optional exact default,
+    and the proved monotonicity rules of the mechanism in it (:class:`MorePrivate`,
+    at most one per direction; none when no direction is proved)."""
 
     name: str
     kind: str
     doc: str
     default: Any = _NO_DEFAULT
+    more_private: tuple[MorePrivate, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:  # pragma: no cover - programming error
             raise ValueError(f"unknown parameter kind {self.kind!r}")
+        directions = [rule.direction for rule in self.more_private]
+        if len(set(directions)) != len(directions):  # pragma: no cover - programming error
+            raise ValueError(f"parameter {self.name}: at most one monotonicity rule per direction")
+
+    def rule(self, direction: str) -> MorePrivate | None:
+        """The declared rule for ``direction``, if any."""
+        return next((r for r in self.more_private if r.direction == direction), None)
 
     @property
     def required(self) -> bool:

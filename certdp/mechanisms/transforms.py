@@ -39,12 +39,13 @@ from flint import arb
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
-from certdp.mechanisms.basic import Laplace, _q, gdp_profile
+from certdp.mechanisms.basic import Gaussian, Laplace, _q, gdp_profile
 from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,
     closed_form_enclosure,
     lower_over,
+    MorePrivate,
     Param,
     upper_over,
     bind_arguments,
@@ -56,6 +57,12 @@ from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.gdp import delta_mu_ball
 
 
+#: proved monotonicity rules (``Param.more_private``; calibration reads them)
+_SMALLER_RATE = MorePrivate("smaller", "the rate-γ' pair is the rate-γ pair post-processed by keeping the output "
+                            "w.p. γ'/γ, else replacing it by a fresh draw from the component both laws of the pair share")
+_FEWER_STEPS = MorePrivate("smaller", "dropping the last outputs is a post-processing")
+
+
 class Subsample(CatalogMechanism):
     """Poisson subsampling with rate γ (add/remove neighbours), Liu et al. 2022 §5.3:
     δ'(ε') = γ δ_M(log(1 + (e^{ε'} − 1)/γ)), attained by the worst case, so
@@ -65,8 +72,9 @@ class Subsample(CatalogMechanism):
     description = "Poisson subsampling at rate γ (add/remove): δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ))"
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism run on the subsample"),
-        Param("rate", "number", "sampling probability γ, 0 < γ <= 1"),
+        Param("rate", "number", "sampling probability γ, 0 < γ <= 1", more_private=(_SMALLER_RATE,)),
     )
+    keeps_privacy_order = True  # the pair is a mixture of M's pair: post-processing M's pair carries over
 
     def check(self) -> None:
         if not 0 < self.rate <= 1:
@@ -143,7 +151,7 @@ class SubsetSample(Subsample):
                    "the inner mechanism stated for replace-one neighbours: δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ))")
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism run on the batch, stated for replace-one neighbours"),
-        Param("rate", "number", "batch fraction γ = m/n, 0 < γ <= 1"),
+        Param("rate", "number", "batch fraction γ = m/n, 0 < γ <= 1", more_private=(_SMALLER_RATE,)),
     )
 
     def check(self) -> None:
@@ -177,8 +185,9 @@ class Compose(CatalogMechanism):
     description = "k-fold composition (closed form for gaussian/gaussian_dp: μ√k; otherwise evaluated by an accountant)"
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism composed with itself"),
-        Param("k", "integer", "number of compositions k >= 1"),
+        Param("k", "integer", "number of compositions k >= 1", more_private=(_FEWER_STEPS,)),
     )
+    keeps_privacy_order = True  # Dong, Roth, Su 2022: composition is monotone in each part's trade-off function
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         values = bind_arguments(type(self), args, kwargs)
@@ -251,6 +260,7 @@ class ComposeAll(CatalogMechanism):
     description = ("heterogeneous composition compose_all(M1, M2, ...) (closed form when every Mi is "
                    "exactly GDP: μ² = Σ μi²; otherwise evaluated by an accountant)")
     PARAMS = (Param("mechanisms", "mechanism", "two or more mechanisms, positional: compose_all(M1, M2, ...)"),)
+    keeps_privacy_order = True  # as Compose
 
     def __init__(self, *mechanisms: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -315,8 +325,6 @@ def dpsgd(*args: Any, **kwargs: Any) -> Compose:
     (sensitivity 1).  The spec ``dpsgd(noise=S, rate=Q, steps=T)`` names the
     same mechanism as ``compose(subsample(gaussian(sigma=S), rate=Q), k=T)``,
     which is also its canonical spec."""
-    from certdp.mechanisms.basic import Gaussian  # noqa: PLC0415
-
     v = bind_arguments(dpsgd, args, kwargs)  # exact values, InputError on bad ones
     return Compose(Subsample(Gaussian(sigma=v["noise"]), rate=v["rate"]), k=v["steps"])
 
@@ -324,9 +332,10 @@ def dpsgd(*args: Any, **kwargs: Any) -> Compose:
 dpsgd.name = "dpsgd"  # type: ignore[attr-defined]
 dpsgd.description = "alias: dpsgd(noise=S, rate=Q, steps=T) = compose(subsample(gaussian(sigma=S), rate=Q), k=T)"  # type: ignore[attr-defined]
 dpsgd.PARAMS = (  # type: ignore[attr-defined]
-    Param("noise", "number", "noise multiplier σ > 0 (sensitivity 1)"),
-    Param("rate", "number", "Poisson sampling rate 0 < q <= 1"),
-    Param("steps", "integer", "number of steps T >= 1"),
+    Param("noise", "number", "noise multiplier σ > 0 (sensitivity 1)",
+          more_private=Gaussian.PARAMS[0].more_private),
+    Param("rate", "number", "Poisson sampling rate 0 < q <= 1", more_private=(_SMALLER_RATE,)),
+    Param("steps", "integer", "number of steps T >= 1", more_private=(_FEWER_STEPS,)),
 )
 
 

@@ -12,7 +12,8 @@ of the reported μ, the advantage, and the exact tail bound
 GDP parameter √T/σ whatever the sampling rate, so no μ below it is a strict
 GDP guarantee; the PLD-derived μ holds only up to the residual η).
 
-Calibration (the optimal σ, rate or step count on a grid) is
+Calibration (a certified σ, rate or step count on a grid; optimal where the
+catalog proves monotonicity, as for these three) is
 :func:`certdp.analyses.calibrate.calibrate`, for every mechanism.
 """
 
