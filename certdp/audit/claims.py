@@ -12,8 +12,9 @@ not_dp     eps, delta — it does not
 gdp        mu, optional residual — μ-GDP (except residual η)
 prdp       eps, delta — (ε, δ)-probabilistic DP (Guingona et al. 2023 Def 2.2)
 not_prdp   eps, delta
-value      quantity, at (table of the other parameters), reported (decimal
-           string as printed), optional rounding (nearest | up | down |
+value      quantity, at (table of the other parameters), reported (the
+           decimal numeral as printed: digits, optional sign, point and
+           exponent; a fraction such as "1/2" is refused), optional rounding (nearest | up | down |
            truncate; default nearest).  Quantities: eps (at delta), delta
            (at eps), mu, mu_gdp (at eps, delta; no mechanism), switch_eps /
            switch_delta (the switch point of a trade-off mechanism's refined
@@ -37,7 +38,7 @@ from typing import Any, Mapping
 
 from certdp.errors import InputError
 from certdp.files import parse_toml, read_text
-from certdp.numerics.exact import exact
+from certdp.numerics.exact import exact, printed_numeral
 
 KINDS = ("dp", "not_dp", "gdp", "prdp", "not_prdp", "value")
 QUANTITIES = ("eps", "delta", "mu", "mu_gdp", "switch_eps", "switch_delta",
@@ -158,7 +159,10 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         rep = table["reported"]
         if not isinstance(rep, str):
             raise InputError(f"claim {cid!r}, field 'reported': expected the printed decimal as a string")
-        _number(rep, cid, "reported")
+        try:  # the one rule for a printed value, shared with the certificate checker
+            printed_numeral(rep.strip())
+        except InputError as err:
+            raise InputError(f"claim {cid!r}, field 'reported': {err}") from None
         values["reported"] = rep.strip()
         values["quantity"] = q
         r = table.get("rounding", "nearest")

@@ -30,7 +30,7 @@ from typing import Any
 from certdp.audit.claims import Claim
 from certdp.errors import BudgetExceeded, CertdpError, InputError
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import fraction_to_str, parse_decimal, printed_interval
+from certdp.numerics.exact import fraction_to_str, printed_interval, printed_numeral
 
 CONFIRMED, REFUTED, INCONCLUSIVE, UNSUPPORTED = "CONFIRMED", "REFUTED", "INCONCLUSIVE", "UNSUPPORTED"
 
@@ -255,7 +255,7 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
             ans = routing.Answer(g.mu, g.method, g.kind, g.assumptions)
         enc, method, assumptions = ans.enclosure, ans.method, ans.assumptions
     lo, hi = printed_interval(claim.reported, claim.rounding)
-    reported = parse_decimal(claim.reported)
+    reported, _ = printed_numeral(claim.reported)
     inside = bool(enc.lo >= Enclosure.exact(lo).hi and enc.hi <= Enclosure.exact(hi).lo)
     disjoint = enc.certainly_less_than(lo) or enc.certainly_greater_than(hi)
     verdict = CONFIRMED if inside else (REFUTED if disjoint else INCONCLUSIVE)
