@@ -129,9 +129,11 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
     if want_certificate and holds is not None and closed:
         from certdp.certificates.writer import dp_certificate as certificate  # noqa: PLC0415
 
-        # certify what was decided: the claim if confirmed, its negation if refuted
-        cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
-                           assumptions=ans.assumptions)
+        try:  # certify what was decided: the claim if confirmed, its negation if refuted
+            cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
+                               assumptions=ans.assumptions)
+        except InputError as err:  # a spec the checker does not accept (tradeoff, subset): no certificate
+            note = str(err)
     note = note if cert is None and holds is not None and want_certificate else None
     if claim.kind == "dp":
         verdict = INCONCLUSIVE if holds is None else (CONFIRMED if holds else REFUTED)
@@ -273,13 +275,13 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
     detail = f"{q} ∈ {enc}; printed {claim.reported} ({claim.rounding}) stands for [{_s(lo)}, {_s(hi)}]"
     cert, note = None, None
     if want_certificate and verdict in (CONFIRMED, REFUTED):
-        if q in CERTIFIABLE_VALUES:
-            cert = _value_certificate(claim, enc, verdict, assumptions)
-            if cert is None:
-                note = ("the checker has no closed form for this mechanism's profile "
-                        "(an accountant answer: not re-derivable for value claims yet)")
-        else:
-            cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
+        try:  # only what the checker accepts: the writer refuses the rest with the reason
+            if q in CERTIFIABLE_VALUES:
+                cert = _value_certificate(claim, enc, verdict, assumptions)
+            else:
+                cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
+        except InputError as err:
+            note = str(err)
     return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions,
                    certificate=cert, no_certificate=note)
 
@@ -302,21 +304,19 @@ def _optimum_certificate(claim: Claim, enc: Enclosure, bracket: Enclosure, tail:
     return optimum_certificate(claim.quantity, enc, bracket, formula=claim.formula, at=at, **common)
 
 
-def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict | None:
+def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict:
     """The ``value`` certificate of a decided value claim, when the checker can
-    re-derive it (mu_gdp always; delta/eps for closed-form profiles)."""
-    from certdp.certificates.writer import refuse_uncheckable, value_certificate  # noqa: PLC0415
+    re-derive it (mu_gdp always; delta/eps for closed-form profiles the checker's
+    table accepts); InputError with the reason otherwise."""
+    from certdp.certificates.writer import value_certificate  # noqa: PLC0415
 
     spec = None
     if claim.quantity != "mu_gdp":
         mech = _mech(claim)
         spec = mech.spec()
-        try:
-            refuse_uncheckable(spec)
-        except InputError:
-            return None
         if not _closed_for_checker(mech):
-            return None
+            raise InputError("the checker has no closed form for this mechanism's profile "
+                             "(an accountant answer: not re-derivable for value claims yet)")
     at = {k: claim.at[k] for k in ("eps", "delta") if k in claim.at and
           (claim.quantity == "mu_gdp" or (k == "eps") == (claim.quantity == "delta"))}
     return value_certificate(claim.quantity, spec, at, enc, reported=claim.reported, rounding=claim.rounding,
