@@ -224,9 +224,11 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
     q = claim.quantity
     assumptions: tuple[str, ...] = ()
     if q == "mu_gdp":
+        from certdp.expr.brackets import monotone  # noqa: PLC0415
         from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
-        enc = mu_from_eps_delta(claim.at["eps"], claim.at["delta"])
+        # μ_GDP(ε, δ) increases in ε and in δ: a closed-form ε or δ is answered by the hull over its bracket
+        enc = monotone(mu_from_eps_delta, (claim.at["eps"], "eps", +1), (claim.at["delta"], "delta", +1))
         method = "μ_GDP(ε, δ) root of δ_μ(ε) = δ"
     elif q.startswith("switch_"):
         mech = _mech(claim)
@@ -310,6 +312,10 @@ def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: 
     table accepts); InputError with the reason otherwise."""
     from certdp.certificates.writer import value_certificate  # noqa: PLC0415
 
+    closed = sorted(k for k, v in claim.at.items() if not isinstance(v, Fraction))
+    if closed:
+        raise InputError(f"the checker takes a rational {', '.join(closed)} for quantity {claim.quantity!r}; "
+                         f"at.{closed[0]} = {claim.at[closed[0]]} is a closed form")
     spec = None
     if claim.quantity != "mu_gdp":
         mech = _mech(claim)
