@@ -105,3 +105,22 @@ def test_certificates_for_closed_form_targets(tmp_path, capsys):
             assert Fraction(claim["eps"]) < Fraction("0.69314718056") and Fraction(claim["eps"]) > Fraction("0.693147")
         assert main(["verify", str(cert)]) == 0
         assert capsys.readouterr().out.startswith("VALID")
+
+
+@pytest.mark.parametrize("spec,truth", [
+    ("laplace(scale=1)", lambda: 1 - mpmath.exp(mpmath.mpf(-1) / 2)),  # δ(0) = 1 − e^{-1/2}
+    ("gaussian(sigma=1)", lambda: 2 * mpmath.ncdf(mpmath.mpf(1) / 2) - 1),  # δ(0) = 2Φ(1/2) − 1
+])
+def test_profile_at_a_tiny_closed_form_eps(spec, truth, tmp_path, capsys):
+    """ε = exp(-exp(100)) > 0 has a ball beyond exact rational conversion; ε ∈ [0, 2^-1024]
+    answers δ(ε) at once (issue 34, defect 7d: it was "undecided", exit 1).  Its
+    certificate is stated at ε = 0, the stronger claim; a negative tiny ε is bad input."""
+    with mpmath.workdps(40):
+        _inside(_json(["profile", spec, "--eps", "exp(-exp(100))"], capsys)["delta"], truth(), 1e-14)
+    cert = tmp_path / "c.json"
+    assert main(["profile", spec, "--eps", "exp(-exp(100))", "--certificate", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["profile", spec, "--eps=-exp(-exp(100))"]) == 2
+    assert "eps must be >= 0" in capsys.readouterr().err
