@@ -16,7 +16,10 @@ enclosure straddles; UNSUPPORTED when no certified analysis applies.
 What is known travels with the verdict: a mechanism whose profile is only an
 upper bound (``clip_reify``, a user ``profile("...")``, a general
 ``tradeoff``) yields enclosures with lower end 0, so it can confirm a
-guarantee but never refute one; a verdict resting on hypotheses certdp could
+guarantee but never refute one (a ``dp`` or ``gdp`` claim is never REFUTED);
+REFUTED then comes from the upper end alone: a ``not_dp`` claim it proves false,
+a ``value`` claim whose printed interval lies above it (still a valid
+guarantee); a verdict resting on hypotheses certdp could
 not prove lists them in ``assumptions`` (text: "assuming (unproved): ..."),
 and its ``valid_guarantee`` is ``None`` (not established).
 """
