@@ -159,7 +159,7 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
     ``refine`` = j narrows accountant answers, see :func:`accountant_for`).
     ε may be a closed form (:func:`at_closed_form`)."""
     if not isinstance(eps, (Fraction, int)):
-        return at_closed_form(lambda e: delta_of(mech, e, bits=bits, refine=refine), eps, "eps")
+        return at_closed_form(lambda e: delta_of(mech, e, bits=bits, refine=refine), eps, "eps", zero_ok=True)
     items = composition_items(mech)
     if items is not None:
         if refine:
@@ -240,7 +240,7 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
     the PLD grid is halved, at most :data:`DEFAULT_DELTA_REFINE` times, under the budget.
     ε may be a closed form (:func:`at_closed_form`)."""
     if not isinstance(eps, (Fraction, int)):
-        return at_closed_form(lambda e: narrowed_delta(items, e, rel_bits=rel_bits), eps, "eps")
+        return at_closed_form(lambda e: narrowed_delta(items, e, rel_bits=rel_bits), eps, "eps", zero_ok=True)
     ends = [m.vanishes_from() for m, _ in items]
     if all(t is not None for t in ends) and eps >= sum(k * t for (_, k), t in zip(items, ends)):
         return Enclosure.exact(0), "exact: δ = 0 beyond Σ k·ε0 (pure DP composes additively)"

@@ -12,15 +12,16 @@ not_dp     eps, delta — it does not
 gdp        mu, optional residual — μ-GDP (except residual η)
 prdp       eps, delta — (ε, δ)-probabilistic DP (Guingona et al. 2023 Def 2.2)
 not_prdp   eps, delta
-value      quantity, at (table of the other parameters), reported (decimal
-           string as printed), optional rounding (nearest | up | down |
+value      quantity, at (table of the other parameters), reported (the
+           decimal numeral as printed: digits, optional sign, point and
+           exponent; a fraction such as "1/2" is refused), optional rounding (nearest | up | down |
            truncate; default nearest).  Quantities: eps (at delta), delta
            (at eps), mu, mu_gdp (at eps, delta; no mechanism), switch_eps /
            switch_delta (the switch point of a trade-off mechanism's refined
            profile, Liu et al. 2022 App. B; at = {}), refined_sigma / refined_eps0 /
            refined_delta0 (Liu et al. 2022 App. C noise refinement of ``formula``
-           σ = f(eps, delta) for the target at = {eps, delta}; no mechanism;
-           ``at`` values may be closed expressions such as "exp(-2)")
+           σ = f(eps, delta) for the target at = {eps, delta}; no mechanism).
+           ``at`` values may be closed expressions such as "log(2)", "exp(-2)"
 =========  ===================================================================
 
 ``quantity = "mu_gdp"`` is the μ of the Gaussian mechanism that is exactly
@@ -38,7 +39,7 @@ from typing import Any, Mapping
 from certdp.errors import InputError
 from certdp.files import parse_toml, read_text
 from certdp.analyses.dispatch import check_residual
-from certdp.numerics.exact import exact
+from certdp.numerics.exact import exact, printed_numeral
 
 KINDS = ("dp", "not_dp", "gdp", "prdp", "not_prdp", "value")
 QUANTITIES = ("eps", "delta", "mu", "mu_gdp", "switch_eps", "switch_delta",
@@ -97,13 +98,27 @@ def _constant(value: Any, cid: str, name: str) -> Any:
         try:
             return exact(value, name)
         except InputError:
-            from certdp.expr import parse_expression  # noqa: PLC0415
+            from certdp.expr.constants import as_fraction, exact_real  # noqa: PLC0415
 
-            try:
-                return parse_expression(value, variables=())
+            try:  # a finite real constant, or refused here (parse once, at the boundary)
+                v = exact_real(value, name)
             except InputError as err:
                 raise InputError(f"claim {cid!r}, field {name!r}: {err}") from None
+            q = as_fraction(v)
+            return v if q is None else q
     return _number(value, cid, name)
+
+
+def _sign(v: Any, cid: str, name: str) -> int:
+    """The certified sign of an exact number or closed-form constant (InputError when undecided)."""
+    if isinstance(v, Fraction):
+        return (v > 0) - (v < 0)
+    from certdp.expr.constants import sign  # noqa: PLC0415
+
+    try:
+        return sign(v, f"at.{name}")
+    except InputError as err:
+        raise InputError(f"claim {cid!r}, field 'at.{name}': {err}") from None
 
 
 def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
@@ -146,8 +161,8 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         bad = set(at) - {"eps", "delta"}
         if bad or set(at) != _AT_NEEDS[q]:
             raise InputError(f"claim {cid!r}, field 'at': quantity {q!r} needs exactly {sorted(_AT_NEEDS[q])}, got {sorted(at)}")
+        values["at"] = {k: _constant(v, cid, f"at.{k}") for k, v in at.items()}  # closed forms too (docs/claims.md)
         if q.startswith("refined_"):
-            values["at"] = {k: _constant(v, cid, f"at.{k}") for k, v in at.items()}
             formula = table.get("formula")
             if not isinstance(formula, str):
                 raise InputError(f"claim {cid!r}, field 'formula': quantity {q!r} needs the σ = f(eps, delta) formula as a string")
@@ -155,11 +170,13 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         else:
             if "formula" in table:
                 raise InputError(f"claim {cid!r}: field 'formula' is only for the refined_* quantities")
-            values["at"] = {k: _number(v, cid, f"at.{k}") for k, v in at.items()}
         rep = table["reported"]
         if not isinstance(rep, str):
             raise InputError(f"claim {cid!r}, field 'reported': expected the printed decimal as a string")
-        _number(rep, cid, "reported")
+        try:  # the one rule for a printed value, shared with the certificate checker
+            printed_numeral(rep.strip())
+        except InputError as err:
+            raise InputError(f"claim {cid!r}, field 'reported': {err}") from None
         values["reported"] = rep.strip()
         values["quantity"] = q
         r = table.get("rounding", "nearest")
@@ -185,11 +202,9 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         except InputError as err:
             raise InputError(f"claim {cid!r}, field 'residual': {err}") from None
     for k, v in values.get("at", {}).items():
-        if not isinstance(v, Fraction):
-            continue  # a closed expression: its range is checked where it is evaluated
-        if k == "eps" and v < 0:
+        if k == "eps" and _sign(v, cid, k) < 0:
             raise InputError(f"claim {cid!r}, field 'at.eps': must be >= 0")
-        if k == "delta" and not 0 <= v < 1:
+        if k == "delta" and (_sign(v, cid, k) < 0 or _sign(1 - v, cid, k) <= 0):
             raise InputError(f"claim {cid!r}, field 'at.delta': must lie in [0, 1)")
     return Claim(id=cid, kind=kind, mechanism=mech, source=table.get("source", ""),
                  note=table.get("note", ""), **values)

@@ -16,7 +16,10 @@ enclosure straddles; UNSUPPORTED when no certified analysis applies.
 What is known travels with the verdict: a mechanism whose profile is only an
 upper bound (``clip_reify``, a user ``profile("...")``, a general
 ``tradeoff``) yields enclosures with lower end 0, so it can confirm a
-guarantee but never refute one; a verdict resting on hypotheses certdp could
+guarantee but never refute one (a ``dp`` or ``gdp`` claim is never REFUTED);
+REFUTED then comes from the upper end alone: a ``not_dp`` claim it proves false,
+a ``value`` claim whose printed interval lies above it (still a valid
+guarantee); a verdict resting on hypotheses certdp could
 not prove lists them in ``assumptions`` (text: "assuming (unproved): ..."),
 and its ``valid_guarantee`` is ``None`` (not established).
 """
@@ -30,7 +33,7 @@ from typing import Any
 from certdp.audit.claims import Claim
 from certdp.errors import BudgetExceeded, CertdpError, InputError
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import fraction_to_str, parse_decimal, printed_interval
+from certdp.numerics.exact import fraction_to_str, printed_interval, printed_numeral
 
 CONFIRMED, REFUTED, INCONCLUSIVE, UNSUPPORTED = "CONFIRMED", "REFUTED", "INCONCLUSIVE", "UNSUPPORTED"
 
@@ -129,9 +132,11 @@ def _dp(claim: Claim, want_certificate: bool = False) -> Verdict:
     if want_certificate and holds is not None and closed:
         from certdp.certificates.writer import dp_certificate as certificate  # noqa: PLC0415
 
-        # certify what was decided: the claim if confirmed, its negation if refuted
-        cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
-                           assumptions=ans.assumptions)
+        try:  # certify what was decided: the claim if confirmed, its negation if refuted
+            cert = certificate("dp" if holds else "not_dp", mech.spec(), claim.eps, claim.delta, ans.enclosure,
+                               assumptions=ans.assumptions)
+        except InputError as err:  # a spec the checker does not accept (tradeoff, subset): no certificate
+            note = str(err)
     note = note if cert is None and holds is not None and want_certificate else None
     if claim.kind == "dp":
         verdict = INCONCLUSIVE if holds is None else (CONFIRMED if holds else REFUTED)
@@ -222,9 +227,11 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
     q = claim.quantity
     assumptions: tuple[str, ...] = ()
     if q == "mu_gdp":
+        from certdp.expr.brackets import monotone  # noqa: PLC0415
         from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
-        enc = mu_from_eps_delta(claim.at["eps"], claim.at["delta"])
+        # μ_GDP(ε, δ) increases in ε and in δ: a closed-form ε or δ is answered by the hull over its bracket
+        enc = monotone(mu_from_eps_delta, (claim.at["eps"], "eps", +1), (claim.at["delta"], "delta", +1))
         method = "μ_GDP(ε, δ) root of δ_μ(ε) = δ"
     elif q.startswith("switch_"):
         mech = _mech(claim)
@@ -255,7 +262,7 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
             ans = routing.Answer(g.mu, g.method, g.kind, g.assumptions)
         enc, method, assumptions = ans.enclosure, ans.method, ans.assumptions
     lo, hi = printed_interval(claim.reported, claim.rounding)
-    reported = parse_decimal(claim.reported)
+    reported, _ = printed_numeral(claim.reported)
     inside = bool(enc.lo >= Enclosure.exact(lo).hi and enc.hi <= Enclosure.exact(hi).lo)
     disjoint = enc.certainly_less_than(lo) or enc.certainly_greater_than(hi)
     verdict = CONFIRMED if inside else (REFUTED if disjoint else INCONCLUSIVE)
@@ -273,13 +280,13 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
     detail = f"{q} ∈ {enc}; printed {claim.reported} ({claim.rounding}) stands for [{_s(lo)}, {_s(hi)}]"
     cert, note = None, None
     if want_certificate and verdict in (CONFIRMED, REFUTED):
-        if q in CERTIFIABLE_VALUES:
-            cert = _value_certificate(claim, enc, verdict, assumptions)
-            if cert is None:
-                note = ("the checker has no closed form for this mechanism's profile "
-                        "(an accountant answer: not re-derivable for value claims yet)")
-        else:
-            cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
+        try:  # only what the checker accepts: the writer refuses the rest with the reason
+            if q in CERTIFIABLE_VALUES:
+                cert = _value_certificate(claim, enc, verdict, assumptions)
+            else:
+                cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
+        except InputError as err:
+            note = str(err)
     return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions,
                    certificate=cert, no_certificate=note)
 
@@ -302,21 +309,23 @@ def _optimum_certificate(claim: Claim, enc: Enclosure, bracket: Enclosure, tail:
     return optimum_certificate(claim.quantity, enc, bracket, formula=claim.formula, at=at, **common)
 
 
-def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict | None:
+def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict:
     """The ``value`` certificate of a decided value claim, when the checker can
-    re-derive it (mu_gdp always; delta/eps for closed-form profiles)."""
-    from certdp.certificates.writer import refuse_uncheckable, value_certificate  # noqa: PLC0415
+    re-derive it (mu_gdp always; delta/eps for closed-form profiles the checker's
+    table accepts); InputError with the reason otherwise."""
+    from certdp.certificates.writer import value_certificate  # noqa: PLC0415
 
+    closed = sorted(k for k, v in claim.at.items() if not isinstance(v, Fraction))
+    if closed:
+        raise InputError(f"the checker takes a rational {', '.join(closed)} for quantity {claim.quantity!r}; "
+                         f"at.{closed[0]} = {claim.at[closed[0]]} is a closed form")
     spec = None
     if claim.quantity != "mu_gdp":
         mech = _mech(claim)
         spec = mech.spec()
-        try:
-            refuse_uncheckable(spec)
-        except InputError:
-            return None
         if not _closed_for_checker(mech):
-            return None
+            raise InputError("the checker has no closed form for this mechanism's profile "
+                             "(an accountant answer: not re-derivable for value claims yet)")
     at = {k: claim.at[k] for k in ("eps", "delta") if k in claim.at and
           (claim.quantity == "mu_gdp" or (k == "eps") == (claim.quantity == "delta"))}
     return value_certificate(claim.quantity, spec, at, enc, reported=claim.reported, rounding=claim.rounding,

@@ -17,8 +17,8 @@ the one decision loop):
   noise refinement of a σ-formula): the extremum is re-proved on cells from the
   evidence's bracket by :mod:`certdp.certificates.check_optimum`.
 
-The verdict against the printed number: the interval a printed decimal
-stands for is recomputed from ``reported`` and ``rounding``
+The verdict against the printed number: the interval a printed decimal numeral ("1/2" is
+malformed, as in the audit) stands for is recomputed from ``reported`` and ``rounding``
 (:func:`certdp.numerics.exact.printed_interval`); CONFIRMED needs [lo, hi]
 inside it, REFUTED disjoint from it.
 
@@ -28,7 +28,7 @@ Document::
      "claim": {"kind": "value", "quantity": "mu_gdp" | "delta" | "eps",
                "at": {"eps": "<decimal>", "delta": "<decimal>"},
                "lo": "<decimal>", "hi": "<decimal>",
-               ["reported": "<decimal>", "rounding": "nearest|up|down|truncate",
+               ["reported": "<printed decimal numeral>", "rounding": "nearest|up|down|truncate",
                 "verdict": "CONFIRMED" | "REFUTED"], ["assumptions": [...]]},
      "mechanism": "<spec string>" | null,
      "evidence": {}, "precision": <bits>, "producer": "certdp X.Y.Z"}
@@ -93,6 +93,10 @@ def validate(doc: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, dict[str, 
     # a noise refinement's target may be a closed form (exp(-2)): parsed by check_optimum
     at = {} if q in REFINED else {k: _num(v, f"claim.at.{k}") for k, v in at_raw.items()}
     lo, hi = _num(claim["lo"], "claim.lo"), _num(claim["hi"], "claim.hi")
+    try:  # claim.reported: a printed decimal numeral, the audit's rule ("1/2" is malformed)
+        printed_interval(claim.get("reported", "0"), "nearest")
+    except InputError as err:
+        raise MalformedCertificate(f"claim.reported: {err}") from None
     if not lo <= hi:
         raise MalformedCertificate("claim.lo must be <= claim.hi")
     if "eps" in at and at["eps"] < 0 or "delta" in at and not 0 < at["delta"] < 1:
@@ -173,11 +177,7 @@ def check_verdict(claim: Mapping[str, Any], lo: Fraction, hi: Fraction) -> tuple
         raise MalformedCertificate("claim.verdict needs claim.reported and claim.rounding")
     if claim["rounding"] not in ROUNDINGS:
         raise MalformedCertificate(f"claim.rounding must be one of {ROUNDINGS}")
-    _num(claim["reported"], "claim.reported")
-    try:
-        a, b = printed_interval(claim["reported"], claim["rounding"])
-    except (InputError, ValueError):
-        raise MalformedCertificate(f"claim.reported is not a printed decimal: {claim['reported']!r}") from None
+    a, b = printed_interval(claim["reported"], claim["rounding"])  # a numeral: checked by validate
     v = claim["verdict"]
     if v == "CONFIRMED":
         return (True, None) if a <= lo and hi <= b else (False, "the enclosure is not inside the printed interval")

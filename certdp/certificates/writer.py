@@ -15,6 +15,7 @@ from certdp.certificates.schema import FORMAT, VERSION, MalformedCertificate
 from certdp.mechanisms.format import format_number
 from certdp.certificates.check_exact import ARGUMENT as EXACT_ARGUMENT
 from certdp.errors import InputError, PrecisionError, check_budget
+from certdp.meta import producer  # re-exported: the producer string
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.enclosure import Enclosure, decimal_string
 from certdp.numerics.exact import exact, fraction_to_str
@@ -30,24 +31,30 @@ DEFAULT_PRECISION = 96
 CLAIM_DIGITS = 25
 
 
-from certdp.meta import producer  # noqa: E402  (re-exported: the producer string)
-
-
 def number(q: Fraction) -> str:
     """Exact short string of a rational (decimal when it terminates)."""
     return format_number(q)
 
 
-def refuse_uncheckable(spec: str) -> None:
-    """InputError when the checker could not re-check a certificate for ``spec``."""
+def refuse_uncheckable(spec: str, switch: bool = False) -> None:
+    """InputError (why) unless the checker's own table (certificates.mechs) accepts ``spec``; a switch point: sgd/icea."""
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.certificates.mechs import NaiveFamily, parse  # noqa: PLC0415
     from certdp.mechanisms.spec import tokenize  # noqa: PLC0415
 
-    names = {t.text for t in tokenize(spec) if t.kind == "name"}
-    bad = sorted(names & set(NOT_CHECKABLE))
-    if bad:
+    bad = sorted({t.text for t in tokenize(spec) if t.kind == "name"} & set(NOT_CHECKABLE))
+    if bad and not switch:
         raise InputError(f"certificates for {', '.join(bad)}(...) are not supported yet: the independent "
                          "checker does not run the search their refined profile needs")
+    try:
+        mech: Any = parse(spec, exclude=() if switch else NOT_CHECKABLE)
+    except InputError as err:
+        mech = err
+    if switch and not isinstance(mech, NaiveFamily):
+        raise InputError(f"certificates for the switch point of {spec} are not supported yet: the "
+                         "independent checker re-proves switch points of sgd(...) and icea(...) only")
+    if isinstance(mech, InputError):
+        raise InputError(f"certificates for {spec} are not supported yet: the checker's table refuses it ({mech})")
 
 
 def checker_has_closed_form(spec: str) -> bool:
@@ -101,6 +108,7 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
 
 def not_gdp_document(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of "not μ-GDP" from a witness ε with δ_A(ε) > δ_μ(ε)."""
+    refuse_uncheckable(spec)
     claim: dict[str, Any] = {"kind": "not_gdp", "mu": number(mu)}
     if assumptions:
         claim["assumptions"] = list(assumptions)
@@ -121,6 +129,7 @@ def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "En
     unproved hypotheses, stated in the claim."""
     if kind not in ("dp", "not_dp"):
         raise ValueError(kind)
+    refuse_uncheckable(spec)
     claim: dict[str, Any] = {"kind": kind, "eps": fraction_to_str(exact(eps, "eps")),
                              "delta": fraction_to_str(exact(delta, "delta"))}
     if assumptions:
@@ -223,7 +232,6 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
     from certdp.certificates.check_profile_pld import profile_samples, split  # noqa: PLC0415
     from certdp.certificates.facts import NOT_CHECKABLE  # noqa: PLC0415
     from certdp.certificates.mechs import parse  # noqa: PLC0415
-    from certdp.certificates.schema import MalformedCertificate  # noqa: PLC0415
 
     try:
         base, _ = split(parse(spec, exclude=NOT_CHECKABLE))
@@ -716,6 +724,8 @@ def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclo
     """Certificate of kind ``value`` (checked by :mod:`certdp.certificates.check_value`):
     the quantity lies in the enclosure (ends printed outward), and, with
     ``reported``/``rounding``/``verdict``, the audit verdict against the printed number."""
+    if spec is not None:
+        refuse_uncheckable(spec)
     claim: dict[str, Any] = {"kind": "value", "quantity": quantity,
                              "at": {k: fraction_to_str(exact(v, k)) for k, v in at.items()},
                              "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
@@ -733,8 +743,8 @@ def optimum_certificate(quantity: str, enclosure: "Enclosure", bracket: "Enclosu
     """``value`` certificate of a switch point (``spec``, ``tail``) or a noise refinement
     (``formula``, ``at`` as safe closed-form strings): the checker re-proves that every
     extremiser lies in ``bracket`` (:mod:`certdp.certificates.check_optimum`)."""
-    from certdp.numerics.ball import dyadic_to_fraction  # noqa: PLC0415
-
+    if spec is not None:
+        refuse_uncheckable(spec, switch=True)
     claim: dict[str, Any] = {"kind": "value", "quantity": quantity, "at": dict(at or {}),
                              "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
     if formula is not None:

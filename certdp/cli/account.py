@@ -143,7 +143,7 @@ def _certify(args: argparse.Namespace, answer: object) -> tuple[str, dict]:
     from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
     # a closed-form target is stated at its bracket's lower end (the stronger claim, see profile)
-    target = ({"eps": bracket(args.eps, "eps")[0], "delta_hi": answer} if args.eps is not None
+    target = ({"eps": bracket(args.eps, "eps", zero_ok=True)[0], "delta_hi": answer} if args.eps is not None
               else {"delta": bracket(args.delta, "delta")[0], "eps_hi": answer})
     if len(args.items) > 1:
         doc = composition_certificate([(parse_spec(spec), k) for spec, k in args.items], **target)

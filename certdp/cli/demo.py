@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from certdp.cli.common import EXIT_OK, add_json_flag, emit
 from certdp.numerics import gdp
-from certdp.numerics.exact import parse_decimal
+from certdp.numerics.exact import printed_interval
 
 #: Gomez et al. 2025 (003_b212dec0ade17b9d.txt), Table 3: μ for common (ε, δ), printed to 2 decimals.
 SEED003_TABLE3 = {
@@ -35,10 +35,7 @@ SEED003_TABLE3 = {
 
 def rounding_interval(printed: str) -> tuple[Fraction, Fraction]:
     """The interval of reals that round to ``printed`` (round-to-nearest at its last digit)."""
-    value = parse_decimal(printed)
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    half = Fraction(1, 2 * 10**decimals)
-    return value - half, value + half
+    return printed_interval(printed, "nearest")
 
 
 def seed003_table3() -> list[dict]:

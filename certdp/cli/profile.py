@@ -60,7 +60,7 @@ def _handler(args: argparse.Namespace) -> int:
         # a closed-form target is stated at its bracket's lower end: the stronger claim the
         # answer's upper end proves (δ(ε_lo) <= hi; ε(δ_lo) <= hi)
         if args.eps is not None:
-            doc = upper_dp_certificate(mech, eps=bracket(args.eps, "eps")[0], delta_hi=ans.enclosure,
+            doc = upper_dp_certificate(mech, eps=bracket(args.eps, "eps", zero_ok=True)[0], delta_hi=ans.enclosure,
                                        assumptions=ans.assumptions)
         else:
             doc = upper_dp_certificate(mech, delta=bracket(args.delta, "delta")[0], eps_hi=ans.enclosure,

@@ -13,8 +13,8 @@ import dataclasses
 from fractions import Fraction
 from typing import Any, Callable
 
-from certdp.errors import InputError
-from certdp.numerics.ball import dyadic_to_fraction, working_precision
+from certdp.errors import InputError, PrecisionError
+from certdp.numerics.ball import dyadic_to_fraction, to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
 
@@ -23,18 +23,25 @@ from certdp.numerics.exact import exact
 BRACKET_BITS = 192
 
 
-def bracket(x: object, name: str = "value") -> tuple[Fraction, Fraction]:
+#: A positive closed form below 2^-TINY_BITS (``exp(-exp(100))``, whose ball has no exact
+#: rational ends) is bracketed by [0, 2^-TINY_BITS] where 0 is in the question's domain.
+TINY_BITS = 1024
+
+
+def bracket(x: object, name: str = "value", zero_ok: bool = False) -> tuple[Fraction, Fraction]:
     """Rationals lo <= x <= hi: lo = hi = x for an exact rational input; for a
     closed form (``log(2)``) the exact ends of its ball at :data:`BRACKET_BITS`
     bits (relative width about 2^-190).  A plain number (``1e-5``, ``256/60000``) is
-    read by :func:`certdp.numerics.exact.exact` without loading sympy."""
+    read by :func:`certdp.numerics.exact.exact` without loading sympy.  ``zero_ok``:
+    0 is a valid input (ε of δ(ε)), so a certified positive x < 2^-TINY_BITS whose
+    ball ends are beyond exact conversion is bracketed by [0, 2^-TINY_BITS]."""
     try:
         q = exact(x, name)
     except InputError:
         pass  # a closed form, a sympy constant, or nonsense: the expression route decides
     else:
         return q, q
-    from certdp.expr.constants import as_fraction, ball, exact_real  # noqa: PLC0415 (sympy)
+    from certdp.expr.constants import as_fraction, ball, exact_real, sign  # noqa: PLC0415 (sympy)
 
     v = exact_real(x, name)
     q = as_fraction(v)
@@ -42,7 +49,15 @@ def bracket(x: object, name: str = "value") -> tuple[Fraction, Fraction]:
         return q, q
     with working_precision(BRACKET_BITS):
         b = ball(v)
-        return dyadic_to_fraction(b.lower()), dyadic_to_fraction(b.upper())
+        try:
+            return dyadic_to_fraction(b.lower()), dyadic_to_fraction(b.upper())
+        except PrecisionError:
+            tiny = Fraction(1, 2**TINY_BITS)
+            if zero_ok and sign(v, name) < 0:
+                raise InputError(f"{name} must be >= 0, got {name} = {x}") from None
+            if not (zero_ok and b.upper() <= to_ball(tiny) and sign(v, name) > 0):
+                raise
+            return Fraction(0), tiny  # 0 < x <= ball.upper <= tiny
 
 
 def rational_at_most(x: object, name: str = "value") -> Fraction:
@@ -66,12 +81,13 @@ def monotone(f: Callable[..., Enclosure], *args: tuple[object, str, int]) -> Enc
 
 
 
-def at_closed_form(f: Callable[[Fraction], Any], x: object, name: str) -> Any:
+def at_closed_form(f: Callable[[Fraction], Any], x: object, name: str, zero_ok: bool = False) -> Any:
     """``f(x)`` for f non-increasing in x (δ(ε), ε(δ), f(α) are): a rational x is
     passed as is; a closed form is bracketed, lo <= x <= hi, and the answer is
     [f(hi).lo, f(lo).hi].  f returns an Enclosure, an (Enclosure, method) pair, or a
-    record with an ``enclosure`` field (the other fields are taken from f(lo))."""
-    lo, hi = bracket(x, name)
+    record with an ``enclosure`` field (the other fields are taken from f(lo)).
+    ``zero_ok``: f is defined at 0 (see :func:`bracket`)."""
+    lo, hi = bracket(x, name, zero_ok)
     if lo == hi:
         return f(lo)
     low, high = f(hi), f(lo)

@@ -32,8 +32,9 @@ class ProfileKind(Enum):
       measurement: a bridge to Gaussian differential privacy", 2022 = Liu et al. 2022); statements about it are statements about
       the guarantee;
     * ``UPPER`` — only an upper bound on the profile: proves (ε, δ)-DP and
-      μ-GDP claims, never refutes one.  Lower ends, witnesses, μ⁻, ``not_*``
-      certificates and REFUTED verdicts need ``EXACT`` or ``GUARANTEE``.
+      μ-GDP claims, never refutes one.  Lower ends, witnesses, μ⁻ and ``not_*``
+      certificates need ``EXACT`` or ``GUARANTEE``; an audit REFUTED from an upper
+      bound is decided by its upper end (a ``not_dp`` claim, a printed value above it).
     """
 
     EXACT = "exact"

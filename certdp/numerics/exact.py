@@ -141,16 +141,19 @@ def check_open_unit(x: object, name: str) -> Fraction:
     return q
 
 
+def printed_numeral(reported: object) -> tuple[Fraction, Fraction]:
+    """What a printed value is, the one rule for the audit and the certificate checker: a decimal
+    numeral (optional sign, point and exponent; "1/2" has no last printed digit).  Returns (value,
+    unit of the last printed place): ``"5.28"`` → (5.28, 0.01); InputError for anything else."""
+    m = _DECIMAL.fullmatch(reported) if isinstance(reported, str) and reported == reported.strip() else None
+    if m is None:
+        raise InputError(f"not a printed decimal numeral (digits with an optional sign, point and exponent): {reported!r}")
+    decimals = len(m.group("frac") or m.group("frac2") or "")
+    return parse_decimal(reported), Fraction(10) ** (int(m.group("exp") or 0) - decimals)
+
+
 def printed_interval(reported: str, rounding: str) -> tuple[Fraction, Fraction]:
     """The reals a printed decimal stands for: ``"5.28"`` nearest → [5.275, 5.285];
     up (printed is a ceiling) → [5.27, 5.28]; down/truncate → [5.28, 5.29]."""
-    value = parse_decimal(reported)
-    mantissa = reported.lower().split("e")[0]
-    exp10 = int(reported.lower().split("e")[1]) if "e" in reported.lower() else 0
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    ulp = Fraction(1, 10**decimals) * Fraction(10) ** exp10
-    if rounding == "nearest":
-        return value - ulp / 2, value + ulp / 2
-    if rounding == "up":
-        return value - ulp, value
-    return value, value + ulp
+    v, u = printed_numeral(reported)
+    return {"nearest": (v - u / 2, v + u / 2), "up": (v - u, v)}.get(rounding, (v, v + u))

@@ -128,6 +128,7 @@ class Counterexample:
             "delta_hat": dh,
             "adp": adp,
             "prdp": prdp,
+            **({"notes": list(self.notes)} if self.notes else {}),  # e.g. the rational stand-in for log(2)
         }
 
     def __str__(self) -> str:
@@ -250,6 +251,37 @@ def _check_eps(x: object, name: str) -> Fraction:
     return v
 
 
+#: Relative distance of the rational stand-in for a closed-form input (``log(2)``).
+CLOSED_FORM_BITS = 60
+
+
+def _rational_side(x: object, name: str, side: str, notes: list[str], why: str, label: str = "") -> Fraction:
+    """An exact rational x' for a closed-form input x >= 0 (``log(2)``, ``exp(-2)``): the simplest
+    rational within relative 2^-60 below x (``side="below"``) or above it.  The constructions
+    then run at rationals and are sound at x by monotonicity (``why``, added to ``notes``):
+    (ε', δ)-ADP with ε' <= ε implies (ε, δ)-ADP; not (ε̂', δ̂')-PrDP with ε̂' >= ε̂ and
+    δ̂' >= δ̂ implies not (ε̂, δ̂)-PrDP.  A rational x is returned as it is."""
+    from certdp.expr.brackets import bracket  # noqa: PLC0415
+
+    lo, hi = bracket(x, name)
+    if lo == hi:  # rational: checked as before (ε >= 0 here, δ's range by the construction)
+        return lo if name.startswith("delta") else _check_eps(lo, name)
+    if hi <= 0:
+        raise InputError(f"{name} must be >= 0, got {name} = {x}")
+    if side == "below":
+        r = simplest_between(lo - lo / 2**CLOSED_FORM_BITS, lo) if lo > 0 else Fraction(0)
+        if lo <= 0:  # x may be >= 0 and tiny: 0 is below it only when x >= 0 is certified
+            from certdp.expr.constants import exact_real, sign  # noqa: PLC0415
+
+            if sign(exact_real(x, name), name) < 0:
+                raise InputError(f"{name} must be >= 0, got {name} = {x}")
+    else:
+        r = simplest_between(hi, hi + hi / 2**CLOSED_FORM_BITS)
+    notes.append(f"{name} = {x} is a closed form: certified at the rational {label or name + chr(39)} = "
+                 f"{format_exact(r)} {'<=' if side == 'below' else '>='} {name} ({why})")
+    return r
+
+
 def _check_choice(choice: str) -> str:
     if choice not in ("wide", "seed"):
         raise InputError(f"choice must be 'wide' or 'seed', got {choice!r}")
@@ -266,13 +298,19 @@ def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "w
     :class:`InputError`: for ``δ ≥ 1`` every mechanism is ``(ε̂, δ)``-PrDP,
     and for ``δ = 0`` ADP implies PrDP at the same ε.
     """
-    e, eh = _check_eps(eps, "eps"), _check_eps(eps_hat, "eps_hat")
-    d = exact(delta, "delta")
+    notes: list[str] = []
+    e = _rational_side(eps, "eps", "below", notes, "ADP at eps' implies ADP at eps")
+    eh = _rational_side(eps_hat, "eps_hat", "above", notes, "not PrDP at eps_hat' implies not PrDP at eps_hat")
+    # δ̂ = δ: the ADP side at a rational δ' <= δ, the PrDP side at a rational δ̂' >= δ
+    d = _rational_side(delta, "delta", "below", notes, "ADP with delta' implies ADP with delta")
+    dh = _rational_side(delta, "delta_hat", "above", [], "")
     if d >= 1:
         raise InputError(f"delta = {d} >= 1: every mechanism is (eps_hat, delta)-PrDP, no counterexample exists")
     if d <= 0:
         raise InputError(f"delta = {d} <= 0: Thm 3.2 needs delta > 0 ((eps,0)-ADP implies (eps,0)-PrDP)")
-    notes = []
+    if dh != d:
+        notes.append(f"the PrDP side at the rational delta_hat' = {format_exact(dh)} >= delta "
+                     "(not PrDP with delta_hat' implies not PrDP with delta)")
     if not (0 < e < 1 and 0 < d < Fraction(1, 2) and eh > 0):
         notes.append(
             "inputs outside Thm 3.2's hypotheses (0 < ε < 1, 0 < δ < 1/2, ε̂ > 0); "
@@ -297,9 +335,9 @@ def theorem_3_2(eps: object, delta: object, eps_hat: object, *, choice: str = "w
     def q_star() -> arb:
         return (2 - to_ball(d)) / (2 * arb(n - 1) + _exp(eh) + _exp(e))
 
-    q, seed_q = _choose_q(n, e, eh, d, lambda: to_ball(d), q_star, _check_choice(choice))
+    q, seed_q = _choose_q(n, e, eh, d, lambda: to_ball(dh), q_star, _check_choice(choice))
     p = 1 - (n - 1) * q
-    return _finish("Guingona et al. 2023 Theorem 3.2", n, p, q, e, d, eh, d, notes, seed_q=seed_q)
+    return _finish("Guingona et al. 2023 Theorem 3.2", n, p, q, e, d, eh, dh, notes, seed_q=seed_q)
 
 
 def lemma_3_1(
@@ -448,6 +486,7 @@ def theorem_3_3(
     *,
     rel_width: int = 24,
     choice: str = "wide",
+    _notes: tuple[str, ...] = (),
 ) -> Counterexample:
     """Guingona et al. 2023 Thm 3.3: δ' ∈ (0, δ) and an ``(ε, δ')``-ADP mechanism that is
     not ``(ε̂, g(δ'))``-PrDP.
@@ -458,12 +497,14 @@ def theorem_3_3(
     ``δ'`` is the simplest rational in the final bracket.  The mechanism is
     then built as in Thm 3.2 with ``δ̂ = g(δ')`` and checked exactly.
     """
-    e, eh = _check_eps(eps, "eps"), _check_eps(eps_hat, "eps_hat")
-    d = exact(delta, "delta")
+    notes: list[str] = list(_notes)
+    e = _rational_side(eps, "eps", "below", notes, "ADP at eps' implies ADP at eps")
+    eh = _rational_side(eps_hat, "eps_hat", "above", notes, "not PrDP at eps_hat' implies not PrDP at eps_hat")
+    d = _rational_side(delta, "delta", "below", notes, "the root δ' lies below it, hence below delta",
+                       label="bound on δ'")
     if not 0 < d < 1:
         raise InputError(f"delta must be in (0, 1), got {d}")
     g, x = parse_penalty(penalty)
-    notes = []
     if not (e > 0 and eh > 0 and d < Fraction(1, 2)):
         notes.append("inputs outside Thm 3.3's hypotheses (ε, ε̂ > 0, 0 < δ < 1/2); construction attempted anyway")
     hyp = check_hypothesis_3_3(g, x, e, eh, d)
@@ -565,8 +606,9 @@ def corollary_3_4(
     k = exact(K, "K")
     if k <= 0:
         raise InputError(f"K must be > 0, got {k}")
-    eh = _check_eps(eps_hat, "eps_hat")
-    e = _check_eps(eps, "eps")
+    notes: list[str] = []
+    e = _rational_side(eps, "eps", "below", notes, "ADP at eps' implies ADP at eps")
+    eh = _rational_side(eps_hat, "eps_hat", "above", notes, "not PrDP at eps_hat' implies not PrDP at eps_hat")
     if e <= 0:
         raise InputError(f"Corollary 3.4 needs eps > 0, got {e}")
     if eh <= 0:
@@ -576,5 +618,5 @@ def corollary_3_4(
     if s <= 0:
         raise InputError(f"eps_hat = {eh} is not below ln(1 + 1/K) = ln({1 + 1 / k}); Corollary 3.4 (2) does not apply")
     from certdp.expr import X as xs  # noqa: PLC0415
-    cx = theorem_3_3(e, delta, eh, sympy.Rational(k.numerator, k.denominator) * xs, choice=choice)
+    cx = theorem_3_3(e, delta, eh, sympy.Rational(k.numerator, k.denominator) * xs, choice=choice, _notes=tuple(notes))
     return Counterexample(**{**cx.__dict__, "theorem": f"Guingona et al. 2023 Corollary 3.4 (2), K = {format_exact(k)}"})
