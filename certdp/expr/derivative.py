@@ -1,33 +1,16 @@
-"""Derivatives of user and catalog expressions for proofs on cells, and the
-one rule about their jumps.
+"""Derivatives for proofs on cells, and the one rule about their jumps.
 
-``(P, P')``: a profile expression and its derivative compiled to ball
-functions, for the second-order cell test of :mod:`certdp.numerics.cells`
-(shared by the GDPT search and the certificate checker), the switch points
-and noise refinements of :mod:`certdp.certificates.check_optimum` and the
-searches behind them.
-
-sympy writes derivatives of Max/Min with Heaviside, which we evaluate as the
-step 0/1 (a union on a tie): Max/Min/Abs are continuous, so the hull of the
-one-sided derivatives is a Clarke-gradient enclosure and a sign of it on a
-cell is a proof of monotonicity there (Lebourg's mean value theorem).
-
-**Jumps.** sympy differentiates ``Piecewise((f1, c1), (f2, c2), ...)`` branch
-by branch and drops the jumps at the breakpoints, so "P' > 0 on a cell" says
-nothing about a cell that contains a breakpoint.  :func:`derivative`
-therefore adds, for every condition atom ``c`` of every Piecewise of the
-expression that depends on the variable, the guard term
-``Piecewise((0, c), (0, not c))`` with no catch-all branch: it is 0 on a ball
-where ``c`` is decided and "no information" (NaN) on a ball where it is not
-(:class:`certdp.expr.compiler.Compiler` returns nothing when no branch is
-certainly taken).  So a derivative enclosure is finite only on cells that lie
-inside one piece of every Piecewise, and a monotonicity proof across a
-breakpoint must come from values (the hull of the branches that a ball
-evaluation of the expression itself gives), never from the derivative.
-:func:`may_jump` is the same rule for symbolic "proofs" (sympy deciding the
-sign of a derivative): an expression that may jump is never proved monotone
-that way.  Expressions whose derivative needs DiracDelta or unevaluated
-derivatives are not offered (None).
+(P, P') as ball functions serve the second-order cell test of
+:mod:`certdp.numerics.cells`, the optimum proofs of
+:mod:`certdp.certificates.check_optimum` and the searches behind them.  Max/Min
+derivatives (Heaviside) are the 0/1 step, a union on a tie: a Clarke-gradient
+enclosure of a continuous function.  sympy differentiates ``Piecewise`` branch
+by branch and **drops its jumps**, so :func:`derivative` adds, per condition
+``c`` in the variable, ``Piecewise((0, c), (0, not c))`` with no catch-all: 0
+where the ball decides ``c``, NaN where it does not.  A derivative enclosure is
+thus finite only on cells inside one piece; across a breakpoint only values
+prove anything.  :func:`may_jump` is the same rule for sympy's symbolic sign
+"proofs".  None when DiracDelta or unevaluated derivatives are needed.
 """
 
 from __future__ import annotations
@@ -47,8 +30,7 @@ _JUMPY = (sympy.Piecewise, sympy.Heaviside, sympy.sign, sympy.floor, sympy.ceili
 
 
 def may_jump(e: Any) -> bool:
-    """Could ``e`` be discontinuous (a Piecewise, a step, a sign, ...)?  Then
-    no sign of its derivative proves it monotone across its breakpoints."""
+    """Could ``e`` be discontinuous?  Then no derivative sign proves it monotone."""
     return isinstance(e, sympy.Basic) and e.has(*_JUMPY)
 
 
@@ -63,9 +45,8 @@ def _comparisons_only(c: sympy.Basic) -> bool:
 
 
 def jump_conditions(p: sympy.Basic, var: sympy.Symbol = EPS) -> tuple[sympy.Basic, ...] | None:
-    """The comparisons in ``var`` at which a Piecewise of ``p`` may switch
-    branch (its breakpoints), or None when a condition depends on ``var``
-    through something other than comparisons, and/or/not."""
+    """The comparisons in ``var`` where a Piecewise of ``p`` may switch branch, or
+    None when a condition is not made of comparisons, and/or/not (or p has a step)."""
     out: list[sympy.Basic] = []
     for pw in p.atoms(sympy.Piecewise):
         for pair in pw.args:
@@ -81,8 +62,7 @@ def jump_conditions(p: sympy.Basic, var: sympy.Symbol = EPS) -> tuple[sympy.Basi
 
 
 def guard(d: sympy.Expr, conditions: tuple[sympy.Basic, ...]) -> sympy.Expr:
-    """``d`` plus one guard term per condition: the same value where every
-    condition is decided on the ball, no information (NaN) where one is not."""
+    """``d`` where the ball decides every condition, NaN where it does not."""
     if not conditions:
         return d
     terms = [sympy.Piecewise((0, c), (0, c.negated), evaluate=False) for c in conditions]
@@ -90,9 +70,7 @@ def guard(d: sympy.Expr, conditions: tuple[sympy.Basic, ...]) -> sympy.Expr:
 
 
 def derivative(p: Any, var: sympy.Symbol = EPS) -> sympy.Expr | None:
-    """d p / d var of an expression in ``var`` alone (Heaviside as the 0/1 step),
-    guarded at the breakpoints of its Piecewise parts (see the module doc), or
-    None when it needs DiracDelta or unevaluated derivatives."""
+    """d p / d var (p in ``var`` alone), guarded at its breakpoints, or None."""
     try:
         if not isinstance(p, sympy.Basic) or p.free_symbols - {var}:
             return None
@@ -108,8 +86,7 @@ def derivative(p: Any, var: sympy.Symbol = EPS) -> sympy.Expr | None:
 
 
 def derivative_function(p: Any, var: sympy.Symbol = EPS) -> Callable[[arb], arb] | None:
-    """The guarded derivative of ``p`` (:func:`derivative`) as a ball function
-    of ``var``, or None when it cannot be built or evaluated."""
+    """:func:`derivative` as a ball function of ``var``, or None."""
     d = derivative(p, var)
     if d is None:
         return None
@@ -120,8 +97,7 @@ def derivative_function(p: Any, var: sympy.Symbol = EPS) -> Callable[[arb], arb]
 
 
 def expression_functions(p: Any) -> tuple[Callable[[arb], arb], Callable[[arb], arb]] | None:
-    """(P, P') as compiled ball functions of the profile expression ``p`` in
-    :data:`EPS`, or None when the expression or its derivative cannot be evaluated."""
+    """(P, P') as ball functions of ``p`` in :data:`EPS`, or None."""
     fd = derivative_function(p)
     if fd is None:
         return None

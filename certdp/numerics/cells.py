@@ -76,8 +76,7 @@ def second_order_holds(
     return bool(f_a + d_lo * w >= 0)
 
 
-#: bits of the working precision a failing cell's width may come within before it counts as stuck
-MIN_CELL_SLACK = 12
+MIN_CELL_SLACK = 12  #: bits of precision a failing cell may come within before it is stuck
 
 
 def _unresolvable(lo: arb, hi: arb) -> bool:
@@ -97,12 +96,8 @@ def prove_on_cells(a: arb, b: arb, ok: Callable[[arb], bool], max_cells: int = 2
     InputError/ValueError/ZeroDivisionError counts as failed.  PrecisionError after
     ``max_cells`` cells (:class:`CellBudgetExceeded`) or when a cell cannot be split.  Shared by the optimum
     proofs of :mod:`certdp.mechanisms.formula` and their checker.
-
-    A failing cell narrower than 2^-(prec - MIN_CELL_SLACK)·max(1, |x|) is not split
-    (:class:`CellBudgetExceeded` at once): the working precision cannot tell its
-    points apart, so every cell below it fails alike; at a jump of an if/Piecewise
-    (whose derivative is no information there, :mod:`certdp.expr.derivative`) the
-    bisection would otherwise fill the whole budget with such cells."""
+    A failing cell below 2^-(prec - MIN_CELL_SLACK)·max(1, |x|) is not split (at a jump
+    every such cell fails alike and would fill the budget)."""
     stack = [(a, b)]
     n = 0
     while stack:
