@@ -17,13 +17,22 @@ from certdp.expr.symbols import DELTA, EPS, EPS_POS
 _U = sympy.Symbol("_u", positive=True)
 
 
+def _may_blow_up(f: sympy.Expr) -> bool:
+    """A pole or a log singularity sympy has not proved absent (1/(eps - 6/5) is
+    decreasing on both sides of its jump from -oo to +oo)."""
+    pos = f.xreplace({EPS: EPS_POS, DELTA: 1 / (1 + _U)})
+    return any((n.is_Pow and n.exp.is_negative and n.base.free_symbols and n.base.is_positive is not True)
+               or (isinstance(n, sympy.log) and n.args[0].is_positive is not True)
+               for n in sympy.preorder_traversal(pos))
+
+
 def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
     """Does sympy *prove* ∂f/∂ε <= 0 and ∂f/∂δ <= 0 for ε > 0, 0 < δ < 1
     (δ = 1/(1+u), u > 0; other symbols positive)?  False means "not proved".
 
     A formula that may jump (``if``/Piecewise) is never proved this way: sympy
     differentiates it piece by piece and drops the jumps (:func:`may_jump`)."""
-    if may_jump(formula):
+    if may_jump(formula) or _may_blow_up(formula):
         return False
     others = {x: sympy.Symbol(x.name, positive=True) for x in formula.free_symbols if x not in (EPS, DELTA)}
     f = formula.xreplace({EPS: EPS_POS, **others})

@@ -142,3 +142,17 @@ def test_symbolic_threshold_direction_refuses_piecewise():
 
     e = sympy.Piecewise((-EPS, EPS < 3), (10 - EPS, True))
     assert _derivative_direction(e, EPS, arb(1), lambda x: sympy.limit(x, EPS, sympy.oo), lambda x: -1, 0) is None
+
+
+def test_a_pole_is_no_proved_monotonicity():
+    # 1/(100 eps - 119) decreases on both sides of its jump from -oo to +oo at 1.19
+    f = parse_expression("sqrt(2*log(5/(4*delta)))/eps + 1/(100*eps - 119)", ("eps", "delta"))
+    assert not decreasing_in_eps_and_delta(f) and monotonicity_assumption(f)
+    assert decreasing_in_eps_and_delta(parse_expression("sqrt(2*log(5/(4*delta)))/eps", ("eps", "delta")))
+
+
+def test_a_jumping_penalty_has_no_root_in_the_printed_text():
+    from certdp.analyses.prdp.constructions import theorem_3_3
+
+    text = str(theorem_3_3("1/2", "1/10", 1, "if(x < 3/100 + 1/7919, x, x + 1/100)"))
+    assert "root of" not in text and "not necessarily a root" in text

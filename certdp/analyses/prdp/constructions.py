@@ -43,6 +43,7 @@ import sympy
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError
+from certdp.expr.derivative import may_jump
 from certdp.numerics.decide import decide
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
@@ -141,7 +142,9 @@ class Counterexample:
         if self.penalty is not None:
             lines.append(f"  penalty g(x) = {sympy.sstr(self.penalty)}")
         if self.root_bracket is not None:
-            lines.append(f"  root of h(x) = g(x) + x bracketed in {self.root_bracket}; δ' = {format_exact(self.delta)}")
+            what = ("h(x) - g(x) - x changes sign (g may jump there: not necessarily a root)" if may_jump(self.penalty)
+                    else "root of h(x) = g(x) + x")
+            lines.append(f"  {what} bracketed in {self.root_bracket}; δ' = {format_exact(self.delta)}")
         if self.seed_q is not None:
             lines.append(f"  seed's closed-form q* ∈ {self.seed_q}")
         dh = format_exact(self.delta_hat)
