@@ -55,6 +55,7 @@ def _run(args: argparse.Namespace) -> int:
             "residual": None if ans.residual is None else ans.residual.to_json(),
             "tail": {"kind": "exact" if ans.exact else "residual", "L": None},
             "strict_mu_at_least": None if ans.strict_mu_at_least is None else ans.strict_mu_at_least.to_json(),
+            "strict_mu_at_most": None if ans.strict_mu_at_most is None else ans.strict_mu_at_most[1].to_json(),
             "evaluations": None,
             "cells": None,
             "profile_kind": ans.kind.value,
@@ -83,10 +84,13 @@ def _run(args: argparse.Namespace) -> int:
             if ans.residual is not None:
                 lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
                 lines.append("(η, the residual, is the δ left above the last checked point of the profile: "
-                             "a smaller η checks further into the tail and can only raise μ; "
-                             "the strict μ with η = 0 may be much larger)")
+                             "a smaller η checks further into the tail and can only raise μ)")
             if ans.strict_mu_at_least is not None:
                 lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, Liu et al. 2022 Thm 4.4 / §5.3)")
+            if ans.strict_mu_at_most is not None:
+                t, bound = ans.strict_mu_at_most
+                lines.append(f"strict GDP parameter (η = 0) <= {bound.hi_str(8)}: δ = 0 from ε = {t} on, so the "
+                             f"mechanism is ({t}, 0)-DP (Liu et al. 2022 Thm 5.1)")
         lines.append(f"[{ans.method}]")
         if ans.assumptions and m is None:
             lines += [f"assuming (unproved): {a}" for a in ans.assumptions]
