@@ -139,3 +139,16 @@ def test_an_allowed_residual_keeps_the_accountant_report():
     lower end refutes such claims; the strict route answers only strict questions."""
     ans = gdp_of(parse_spec("compose(pure_dp(eps=1/5), k=50)"), residual=Fraction(1, 10**10))
     assert ans.measurement is None and ans.residual is not None
+
+
+def test_readme_output_is_what_measure_prints(capsys):
+    """The README shows `certdp measure "compose(pure_dp(eps=1/5), k=50)"` and its μ line."""
+    import pathlib
+
+    from certdp.cli import main
+
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    shown = readme.split('certdp measure "compose(pure_dp(eps=1/5), k=50)"')[1].splitlines()[1]
+    assert main(["measure", "compose(pure_dp(eps=1/5), k=50)"]) == 0
+    out = capsys.readouterr().out
+    assert shown in out.splitlines() and "tail: zero" in out and "may be much larger" not in out
