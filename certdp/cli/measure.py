@@ -23,7 +23,7 @@ def _verdict(ans, width, width_text: str) -> str | None:  # noqa: ANN001 - GDPAn
     unproved hypotheses (exit 1, as ``identify`` does).  None when the answer
     is what was asked for."""
     m = ans.measurement
-    if m is not None and m.tail.kind == "limit" and m.tail.L == "oo":
+    if m is not None and m.tail.kind == "limit" and m.tail.L == "oo" and m.profile_kind.bounds_from_below:
         return ("verdict: NOT GDP for any μ (the tail limit is infinite); the μ below only bounds "
                 "the head [0, ε_h] and holds with the stated residual")
     if not ans.exact and ans.mu.hi_exact - ans.mu.lo_exact > width:
@@ -56,11 +56,13 @@ def _run(args: argparse.Namespace) -> int:
             "tail": {"kind": "exact" if ans.exact else "residual", "L": None},
             "strict_mu_at_least": None if ans.strict_mu_at_least is None else ans.strict_mu_at_least.to_json(),
             "strict_mu_at_most": None if ans.strict_mu_at_most is None else ans.strict_mu_at_most[1].to_json(),
+            "tail_mu_at_most": None,
             "evaluations": None,
             "cells": None,
             "profile_kind": ans.kind.value,
             "assumptions": list(ans.assumptions),
         }
+    data.setdefault("strict_mu_at_most", None)  # a measurement's μ⁺ is itself strict when its tail is zero
     data["method"] = ans.method
     verdict = _verdict(ans, exact(args.width, "width"), args.width)
     data["verdict"] = verdict
@@ -76,7 +78,8 @@ def _run(args: argparse.Namespace) -> int:
             lines += [
                 f"μ ∈ {m.mu}   (width {float(m.mu_upper - m.mu_lower):.3g})",
                 f"statement: {m.statement()}",
-                f"tail: {m.tail.kind}" + (f", L = {m.tail.L}" if m.tail.L is not None else ""),
+                f"tail: {m.tail.kind}" + (f", L = {m.tail.L}" if m.tail.L is not None else "")
+                + (f", L of the upper bound = {m.tail.upper_L}" if m.tail.upper_L is not None else ""),
                 f"head [0, {m.eps_max}] in {m.cells} cells; {m.evaluations} profile evaluations",
             ]
         else:
