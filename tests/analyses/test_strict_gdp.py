@@ -152,3 +152,38 @@ def test_readme_output_is_what_measure_prints(capsys):
     assert main(["measure", "compose(pure_dp(eps=1/5), k=50)"]) == 0
     out = capsys.readouterr().out
     assert shown in out.splitlines() and "tail: zero" in out and "may be much larger" not in out
+
+
+def test_large_k_keeps_the_accountant_report_with_the_strict_bound():
+    """k above STRICT_MAX_K: the first-order cover would take minutes; the accountant answers,
+    and the strict parameter gets the proved kε₀-DP bound (Liu et al. 2022 Thm 5.1)."""
+    mech = parse_spec("compose(pure_dp(eps=1/100), k=1000)")
+    assert strict_measure(mech, width="1e-6") is None and exact_profile(mech) is not None
+    ans = gdp_of(mech)
+    assert ans.measurement is None and ans.strict_mu_at_most[0] == 10
+
+
+def test_audit_refutes_the_relaxed_end_as_a_strict_claim_with_a_checked_certificate():
+    """A strict claim μ = 1.420079176 (the accountant's relaxed upper end) is REFUTED by the
+    measurement's witness (before: INCONCLUSIVE), and its not_gdp certificate verifies; a
+    claim allowing the residual 1e-10 still gets the accountant's μ*(η) answer."""
+    from certdp.audit import audit_claim, parse_claims
+
+    claims = parse_claims('''
+[[claim]]
+id = "strict"
+kind = "gdp"
+mechanism = "compose(pure_dp(eps=1/5), k=50)"
+mu = "1.420079176"
+
+[[claim]]
+id = "except"
+kind = "gdp"
+mechanism = "compose(pure_dp(eps=1/5), k=50)"
+mu = "1.4200792"
+residual = "1e-10"
+''')
+    strict = audit_claim(claims[0], want_certificate=True)
+    assert strict.verdict == "REFUTED" and strict.certificate["claim"]["kind"] == "not_gdp"
+    assert check(strict.certificate).valid
+    assert audit_claim(claims[1]).verdict == "CONFIRMED"
