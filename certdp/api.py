@@ -41,7 +41,8 @@ def epsilon(mech: str | Mechanism, delta: object) -> Answer:
 def gdp(mech: str | Mechanism, width: object = Fraction(1, 10**6), **options: Any) -> GDPAnswer:
     """Certified Gaussian-DP parameter μ of the mechanism (exact where the
     trade-off curve is Gaussian, else the GDPT measurement of Liu et al. 2022
-    §4 or the accountant's μ report) — what ``certdp measure`` prints."""
+    §4 — strict, η = 0, for compositions of pure DP / randomized response — or
+    the accountant's "μ-GDP except η" report) — what ``certdp measure`` prints."""
     return gdp_of(mechanism(mech), width=width, **options)
 
 

@@ -134,3 +134,56 @@ def rr_delta_ref(p, eps) -> mpmath.mpf:
     with mpmath.workdps(60):
         p, e = mpq(p), mpmath.exp(mpq(eps))
         return sum(max(mpmath.mpf(0), a - e * b) for a, b in ((p, 1 - p), (1 - p, p)))
+
+
+def mp_binomial_delta(k: int, eps, *, eps0=None, p=None) -> mpmath.mpf:
+    """Exact profile of the k-fold composition of ε₀-DP (``eps0``), or of binary
+    randomized response with truth probability ``p``, at the current precision
+    (Kairouz, Oh & Viswanath 2015 Thm 3.3): one step's privacy loss is ±ℓ with
+    P-probabilities q, 1 − q (q = e^{ε₀}/(1 + e^{ε₀}), ℓ = ε₀; or q = max(p, 1 − p),
+    ℓ = log(q/(1 − q))), so with i steps at −ℓ
+    δ(ε) = Σ_i C(k, i) (q^{k−i}(1 − q)^i − e^ε q^i (1 − q)^{k−i})⁺."""
+    e = mpq(eps)
+    if eps0 is not None:
+        e0 = mpq(eps0)
+        q = mpmath.exp(e0) / (1 + mpmath.exp(e0))
+    else:
+        q = mpq(p)
+        q = max(q, 1 - q)
+    ell = mpmath.log(q / (1 - q))
+    total = mpmath.mpf(0)
+    for i in range(k + 1):
+        if eps0 is not None and not isinstance(eps, mpmath.mpf) and (k - 2 * i) * Fraction(eps0) <= Fraction(eps):
+            continue  # the loss (k − 2i)ε₀ is <= ε: the term is exactly 0 (decided in rationals)
+        term = mpmath.binomial(k, i) * q ** (k - i) * (1 - q) ** i * -mpmath.expm1(e - (k - 2 * i) * ell)
+        if term > 0:
+            total += term
+    return total
+
+
+def mp_sup_scan(delta, lo, hi, n: int, *, refine: int = 0, bracket=(0, 60)) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(max of G(ε) = μ_GDP(ε, δ(ε)) over n + 1 equally spaced ε in [lo, hi], its ε), then
+    ``refine`` golden-section steps around the best point: a lower bound of sup G (each
+    value is G at a point, to the bisection's accuracy).  ``bracket`` holds every μ."""
+    lo, hi = mpq(lo), mpq(hi)
+
+    def G(x):
+        d = delta(x)
+        return mp_mu_gdp(x, d, lo=bracket[0] or "1e-9", hi=bracket[1], steps=100) if d > 0 else mpmath.mpf(0)
+
+    best = (mpmath.mpf(0), lo)
+    step = (hi - lo) / n
+    for j in range(n + 1):
+        x = lo + step * j
+        best = max(best, (G(x), x))
+    a, b = max(best[1] - step, lo), min(best[1] + step, hi)
+    g = (mpmath.sqrt(5) - 1) / 2
+    for _ in range(refine):
+        x1, x2 = b - g * (b - a), a + g * (b - a)
+        v1, v2 = G(x1), G(x2)
+        best = max(best, (v1, x1), (v2, x2))
+        if v1 >= v2:
+            b = x2
+        else:
+            a = x1
+    return best

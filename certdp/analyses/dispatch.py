@@ -385,6 +385,9 @@ class GDPAnswer:
     assumptions: tuple[str, ...] = ()
     spec: str = ""
     residual_exact: Fraction | None = None  # η itself when it is a known rational (PLD report)
+    #: (T, μ_T): a proved upper bound μ_T on the strict (η = 0) parameter of a report with a
+    #: residual, when the profile vanishes from T (T-DP, Liu et al. 2022 Thm 5.1)
+    strict_mu_at_most: tuple[Fraction, Enclosure] | None = None
 
     def residual_at_most(self, bound: Fraction) -> bool:
         """Is the certified residual η <= ``bound``?"""
@@ -417,14 +420,26 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
     ``residual`` is the η the caller allows (DP-SGD report only; default
     1e-10): the reported μ enclosure is then that of μ*(η), and its lower end
     is only a valid refutation for claims allowing at most that residual.
+    Without it, a k-fold pure-DP / randomized-response composition (also
+    subsampled) gets its strict μ (η = 0) from its exact binomial profile, which
+    vanishes beyond the largest loss (:mod:`certdp.analyses.strict_gdp`).
     """
     mu = exact_gdp_mu(mech)
     if mu is not None:
         return GDPAnswer(mu, None, None, "exact: the trade-off curve is Gaussian (strict μ-GDP, no residual)",
                          None, mech.profile_kind, tuple(mech.assumptions), mech.spec())
     items = composition_items(mech)
+    if items is None or residual is None:
+        from certdp.analyses.strict_gdp import strict_measure  # noqa: PLC0415
+
+        m = strict_measure(mech, width=width)  # bounded loss with an exact profile: the strict μ
+        if m is not None:
+            return GDPAnswer(m.mu, None, None, "GDPT measurement of the exact binomial profile (Kairouz, Oh & "
+                             "Viswanath 2015 Thm 3.3; Liu et al. 2022 Thm 4.6, adaptive cells): strict, "
+                             f"δ = 0 from ε = {m.eps_max}", m, m.profile_kind, m.assumptions, m.spec)
     if items is not None:
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
+        from certdp.analyses.strict_gdp import pure_dp_bound  # noqa: PLC0415
         from certdp.analyses.fdp import gdp_report  # noqa: PLC0415
 
         items = [_flatten(m, k) for m, k in items]
@@ -438,7 +453,8 @@ def gdp_of(mech: Mechanism, width: object = Fraction(1, 10**6), residual: object
             strict = strict_mu_lower(inner.mechanism.sigma / inner.mechanism.sensitivity, k)  # type: ignore[attr-defined]
         mu = rep.mu if acc.two_sided else upper_only(rep.mu)
         return GDPAnswer(mu, rep.residual, strict, f"{acc.method}; trade-off curve μ* (Gomez et al. 2025 eq. 21)",
-                         None, mech.profile_kind, tuple(mech.assumptions), mech.spec(), rep.residual_exact)
+                         None, mech.profile_kind, tuple(mech.assumptions), mech.spec(), rep.residual_exact,
+                         pure_dp_bound(mech))
     from certdp.analyses.gdpt import DEFAULT_ETA_MAX, measure  # noqa: PLC0415
 
     m = measure(mech, width=width, eps_max=eps_max, eta_max=DEFAULT_ETA_MAX if eta_max is None else eta_max)

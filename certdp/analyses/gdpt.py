@@ -28,6 +28,8 @@ Tail beyond ε_h (Liu et al. 2022 §4.2), stated in the result:
 * ``zero``: δ_A(ε_h) = 0 (certified), so δ_A = 0 on [ε_h, ∞): full μ⁺-GDP.
 * ``limit``: identification (Liu et al. 2022 Thm 4.4) gives L = limsup ε²/(-2 log δ_A);
   if √L > μ⁺ the strict GDP parameter is at least √L (``strict_mu_at_least``).
+  For an upper-bound-only profile, √L of the bound is only an upper end on the
+  mechanism's tail limit (``tail_mu_at_most``); see :mod:`certdp.analyses.gdpt_tail`.
 * ``residual``: always true: δ_A(ε) <= δ_A(ε_h) <= η on (ε_h, ∞), so
   δ_A(ε) <= δ_μ⁺(ε) + η for all ε >= 0 ("μ⁺-GDP except η").  ε_h is chosen
   automatically so that η <= ``eta_max`` (default 1e-30) when possible.
@@ -69,6 +71,7 @@ from certdp.numerics.gdp import (
     delta_mu_ball,
     mu_from_eps_delta,
 )
+from certdp.analyses.gdpt_tail import Tail, tail_of
 from certdp.mechanisms.profile_functions import profile_functions
 from certdp.numerics.cells import second_order_holds
 from certdp.numerics.normal import MILLS_SERIES_FROM, Phi_ball, mills_ratio_series_ball, phi_ball
@@ -440,26 +443,6 @@ def _cover2(
 
 
 @dataclass(frozen=True)
-class Tail:
-    """What is known beyond ε_h.
-
-    kind: ``"zero"`` (δ_A = 0 from ``eps_zero``: full GDP), ``"limit"`` (identified
-    √L exceeds μ⁺: the strict parameter is at least √L) or ``"residual"``
-    (μ⁺-GDP except the residual η).  ``L`` is the identified limit as a string
-    (sympy form, ``"oo"`` for not GDP) when identification succeeded.
-    """
-
-    kind: str
-    L: str | None = None
-    eps_zero: Fraction | None = None
-    statement: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "L": self.L}
-        return out
-
-
-@dataclass(frozen=True)
 class Measurement:
     """Certified result of :func:`measure`.
 
@@ -483,6 +466,8 @@ class Measurement:
     assumptions: tuple[str, ...] = ()
     #: what the profile used is; for UPPER the lower end μ⁻ is 0 and there is no witness
     profile_kind: ProfileKind = ProfileKind.EXACT
+    #: √L of an upper-bound-only profile: limsup G of the mechanism is at most this (gdpt_tail)
+    tail_mu_at_most: Enclosure | None = None
 
     @property
     def cells(self) -> int:
@@ -511,8 +496,11 @@ class Measurement:
             s += f" [ASSUMING unproved hypotheses: {'; '.join(self.assumptions)}]"
         if self.strict_mu_at_least is not None:
             s += f"; the strict GDP parameter is at least {self.strict_mu_at_least.lo_str(8)} (tail limit)"
-        elif self.tail.L == "oo":
+        elif self.tail.L == "oo" and self.profile_kind.bounds_from_below:
             s += "; NOT GDP for any mu (tail limit is infinite)"
+        if self.tail_mu_at_most is not None:
+            s += (f"; GDP, with tail limit limsup G <= {self.tail_mu_at_most.hi_str(8)} (sqrt(L) of the upper "
+                  f"bound, L = {self.tail.upper_L}; Liu et al. 2022 Thm 4.3/4.4)")
         return s
 
     def __str__(self) -> str:
@@ -526,6 +514,7 @@ class Measurement:
             "residual": self.residual.to_json(),
             "tail": self.tail.to_json(),
             "strict_mu_at_least": None if self.strict_mu_at_least is None else self.strict_mu_at_least.to_json(),
+            "tail_mu_at_most": None if self.tail_mu_at_most is None else self.tail_mu_at_most.to_json(),
             "evaluations": self.evaluations,
             "cells": self.cells,
             "profile_kind": self.profile_kind.value,
@@ -635,20 +624,6 @@ def _witness_lower(mech: Mechanism, eps: Fraction, width: Fraction, counter: _Co
     return _mu_gdp_lower(eps, lower_bound(y), width)
 
 
-def _identify_tail(mech: Mechanism) -> tuple[str | None, Enclosure | None]:
-    """(L as a string, enclosure of √L) from the exact identification (None when undecided)."""
-    from certdp.analyses.limits import identify  # noqa: PLC0415
-
-    try:
-        ident = identify(mech)
-    except (InputError, NotImplementedError, PrecisionError):
-        return None, None
-    L = getattr(ident, "L", None)
-    if L is None:
-        return None, None
-    return str(L), getattr(ident, "tail_mu", None)
-
-
 def measure(
     mechanism: Mechanism,
     *,
@@ -745,19 +720,7 @@ def measure(
         residual = Enclosure(arb(0), residual.hi)
     mu_enc = Enclosure.hull(Enclosure.exact(mu_lo), Enclosure.exact(mu_hi))
 
-    L_str, tail_mu = (None, None)
-    if identify_tail and not zero_tail and kind.bounds_from_below:
-        L_str, tail_mu = _identify_tail(mechanism)
-    strict = None
-    if zero_tail:
-        tail = Tail("zero", L_str, eps_h, "profile is 0 from eps_max on")
-    elif tail_mu is not None and tail_mu.certainly_greater_than(mu_hi):
-        strict = tail_mu
-        tail = Tail("limit", L_str, None, "tail limit sqrt(L) exceeds the head mu")
-    else:
-        tail = Tail("residual", L_str, None, "mu-GDP except the residual")
-    if L_str == "oo" and not zero_tail:
-        tail = Tail("limit", L_str, None, "not GDP: the tail limit is infinite")
+    told = tail_of(mechanism, zero=zero_tail, eps_h=eps_h, mu_hi=mu_hi, identify=identify_tail)
     try:
         spec = mechanism.spec()
     except Exception:  # noqa: BLE001 - test mechanisms without a spec grammar entry
@@ -767,13 +730,14 @@ def measure(
         mu=mu_enc,
         eps_max=eps_h,
         residual=residual,
-        tail=tail,
-        strict_mu_at_least=strict,
+        tail=told.tail,
+        strict_mu_at_least=told.strict_mu_at_least,
+        tail_mu_at_most=told.tail_mu_at_most,
         witness_eps=witness,
         breakpoints=tuple(cov.breakpoints),
         evaluations=counter.profile,
         mu_evaluations=counter.mu,
-        assumptions=tuple(mechanism.assumptions),
+        assumptions=tuple(dict.fromkeys((*mechanism.assumptions, *told.assumptions))),
         profile_kind=kind,
     )
 

@@ -216,6 +216,9 @@ def _gdp_certificate(claim: Claim, ans: Any, v: str) -> tuple[dict | None, str |
                 return writer.gdp_except_claim_certificate(mech, claim.mu, claim.residual), None
             return writer.not_gdp_except_certificate(mech, claim.mu, claim.residual or 0), None
         if v == REFUTED and claim.residual is None and ans.kind.bounds_from_below and ans.measurement is not None:
+            m = ans.measurement
+            if m.witness_eps is not None and m.mu_lower > claim.mu:  # the measurement's own witness refutes it
+                return writer.not_gdp_document(m.spec, claim.mu, m.witness_eps, tuple(m.assumptions)), None
             return writer.not_gdp_certificate(mech, claim.mu), None
     except (InputError, BudgetExceeded) as err:  # the verdict stands; only its certificate is missing
         return None, str(err)

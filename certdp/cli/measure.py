@@ -23,7 +23,7 @@ def _verdict(ans, width, width_text: str) -> str | None:  # noqa: ANN001 - GDPAn
     unproved hypotheses (exit 1, as ``identify`` does).  None when the answer
     is what was asked for."""
     m = ans.measurement
-    if m is not None and m.tail.kind == "limit" and m.tail.L == "oo":
+    if m is not None and m.tail.kind == "limit" and m.tail.L == "oo" and m.profile_kind.bounds_from_below:
         return ("verdict: NOT GDP for any μ (the tail limit is infinite); the μ below only bounds "
                 "the head [0, ε_h] and holds with the stated residual")
     if not ans.exact and ans.mu.hi_exact - ans.mu.lo_exact > width:
@@ -55,11 +55,14 @@ def _run(args: argparse.Namespace) -> int:
             "residual": None if ans.residual is None else ans.residual.to_json(),
             "tail": {"kind": "exact" if ans.exact else "residual", "L": None},
             "strict_mu_at_least": None if ans.strict_mu_at_least is None else ans.strict_mu_at_least.to_json(),
+            "strict_mu_at_most": None if ans.strict_mu_at_most is None else ans.strict_mu_at_most[1].to_json(),
+            "tail_mu_at_most": None,
             "evaluations": None,
             "cells": None,
             "profile_kind": ans.kind.value,
             "assumptions": list(ans.assumptions),
         }
+    data.setdefault("strict_mu_at_most", None)  # a measurement's μ⁺ is itself strict when its tail is zero
     data["method"] = ans.method
     verdict = _verdict(ans, exact(args.width, "width"), args.width)
     data["verdict"] = verdict
@@ -75,7 +78,8 @@ def _run(args: argparse.Namespace) -> int:
             lines += [
                 f"μ ∈ {m.mu}   (width {float(m.mu_upper - m.mu_lower):.3g})",
                 f"statement: {m.statement()}",
-                f"tail: {m.tail.kind}" + (f", L = {m.tail.L}" if m.tail.L is not None else ""),
+                f"tail: {m.tail.kind}" + (f", L = {m.tail.L}" if m.tail.L is not None else "")
+                + (f", L of the upper bound = {m.tail.upper_L}" if m.tail.upper_L is not None else ""),
                 f"head [0, {m.eps_max}] in {m.cells} cells; {m.evaluations} profile evaluations",
             ]
         else:
@@ -83,10 +87,13 @@ def _run(args: argparse.Namespace) -> int:
             if ans.residual is not None:
                 lines.append(f"statement: δ_A(ε) <= δ_μ(ε) + {ans.residual.hi_str(4)} for all ε >= 0 with μ = {ans.mu.hi_str(8)}")
                 lines.append("(η, the residual, is the δ left above the last checked point of the profile: "
-                             "a smaller η checks further into the tail and can only raise μ; "
-                             "the strict μ with η = 0 may be much larger)")
+                             "a smaller η checks further into the tail and can only raise μ)")
             if ans.strict_mu_at_least is not None:
                 lines.append(f"strict GDP parameter >= {ans.strict_mu_at_least.lo_str(8)} (tail, Liu et al. 2022 Thm 4.4 / §5.3)")
+            if ans.strict_mu_at_most is not None:
+                t, bound = ans.strict_mu_at_most
+                lines.append(f"strict GDP parameter (η = 0) <= {bound.hi_str(8)}: δ = 0 from ε = {t} on, so the "
+                             f"mechanism is ({t}, 0)-DP (Liu et al. 2022 Thm 5.1)")
         lines.append(f"[{ans.method}]")
         if ans.assumptions and m is None:
             lines += [f"assuming (unproved): {a}" for a in ans.assumptions]

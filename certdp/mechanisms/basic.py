@@ -27,7 +27,7 @@ from certdp.mechanisms.params import (
     positive_part,
 )
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound
+from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.gdp import delta_mu_ball
 
 
@@ -199,6 +199,17 @@ class RandomizedResponse(CatalogMechanism):
     @property
     def q(self) -> Fraction:
         return max(self.p, 1 - self.p)
+
+    def vanishes_from(self) -> Fraction:
+        """A dyadic T > log(q/(1 − q)) = ℓ, the largest loss: δ(ε) = 0 for ε >= ℓ.  T is the
+        upper end of a 128-bit ball of ℓ, rounded up to 2^-32 and raised by 2^-32, so that
+        T − ℓ >= 2^-32 is decided at any working precision (0 for p = 1/2: δ ≡ 0)."""
+        q = self.q
+        if q == Fraction(1, 2):
+            return Fraction(0)
+        with working_precision(128):
+            hi = dyadic_to_fraction(upper_bound((to_ball(q) / to_ball(1 - q)).log()))
+        return Fraction(-((-hi.numerator * 2**32) // hi.denominator) + 1, 2**32)
 
     def profile(self) -> sympy.Expr:
         q = _q(self.q)

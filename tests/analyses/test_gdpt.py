@@ -78,8 +78,8 @@ def test_laplace_measure_seed000():
     assert r.tail.kind == "zero" and r.residual.hi == 0
     assert r.cells == len(r.breakpoints) - 1 and r.evaluations >= r.cells
     js = r.to_json()
-    assert set(js) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells",
-                        "profile_kind", "assumptions"}
+    assert set(js) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "tail_mu_at_most", "evaluations",
+                        "cells", "profile_kind", "assumptions"}
     assert js["tail"]["kind"] == "zero" and js["strict_mu_at_least"] is None
 
 
@@ -123,33 +123,78 @@ def test_subsampled_laplace_all_rates(rate):
 
 
 def test_residual_tail_and_identification():
-    """δ = e^{-ε²}/2: GDP tail limit √(1/2) below the head μ: residual statement, η <= 1e-30."""
+    """δ = e^{-ε²}/2, an upper bound only: its identified limit L = 1/2 (independently:
+    ε²/(−2 log δ) → 1/2) bounds the mechanism's tail limit from above, √(1/2) < μ⁺ (residual
+    statement, η <= 1e-30); nothing from below (no strict lower bound, μ⁻ = 0)."""
     r = measure(parse_spec('profile("exp(-eps**2)/2")'), width="1e-4")
-    assert r.tail.kind == "residual"
+    assert r.tail.kind == "residual" and r.tail.upper_L == "1/2" and r.tail.L is None
     assert r.residual.hi <= mpmath.mpf("1e-30")
     e = mpmath.mpf(r.eps_max.numerator) / r.eps_max.denominator
     assert r.residual.contains(mpmath.exp(-e * e) / 2)
     truth = mp_sup_G(lambda x: mpmath.exp(-q2mp(x) ** 2) / 2, 3, n=30)
-    assert float(r.mu_lower) - 1e-9 <= truth <= float(r.mu_upper)
-    if r.tail.L is not None:
-        assert r.tail.L == "1/2" and r.strict_mu_at_least is None
+    assert r.mu_lower == 0 and truth <= float(r.mu_upper)
+    big = mpmath.mpf(10) ** 6
+    assert abs(big**2 / (-2 * mpmath.log(mpmath.exp(-big**2) / 2)) - mpmath.mpf(1) / 2) < 1e-11
+    assert r.strict_mu_at_least is None
+    with mpmath.workdps(60):
+        assert r.tail_mu_at_most is not None and r.tail_mu_at_most.contains(mpmath.sqrt(mpmath.mpf(1) / 2))
+    assert float(r.tail_mu_at_most.width) < 1e-20 and "NOT GDP" not in r.statement()
+    assert "limsup G <= 0.70710679" in r.statement()
+
+
+def test_exact_profile_residual_tail_records_its_limit():
+    """gaussian(sigma=1) measured by cells: G ≡ 1, so √L = 1 is not above μ⁺: residual
+    statement with L = 1 recorded, no strict bound beyond μ⁺ itself."""
+    r = measure(parse_spec("gaussian(sigma=1)"), width="1e-4")
+    assert r.mu.contains(1) and r.tail.kind == "residual" and r.tail.L == "1"
+    assert r.strict_mu_at_least is None and r.tail_mu_at_most is None
+
+
+def test_limit_tail_of_an_upper_bound_is_an_upper_end_only():
+    """δ = e^{-ε²/8}/100 is an upper bound U (``profile``): identify(U) gives L = 4, so the
+    mechanism's tail limit limsup G <= √L = 2 (G_A <= G_U pointwise) and it is GDP (Liu et
+    al. 2022 Thm 4.3); but √L > μ⁺ on [0, 1] says nothing from below (issue 41)."""
+    r = measure(parse_spec('profile("exp(-eps**2/8)/100")'), width="1e-4", eps_max=1)
+    assert r.tail.kind == "residual" and r.tail.upper_L == "4" and r.tail.L is None
+    assert r.tail_mu_at_most is not None and r.tail_mu_at_most.contains(2)
+    assert float(r.tail_mu_at_most.width) < 1e-20
+    assert r.strict_mu_at_least is None and r.mu_lower == 0 and r.mu_upper < 2
+    # independent truth: ε²/(−2 log U(ε)) → 4, and the head's sup of G_U on [0, 1] (mpmath) <= μ⁺
+    big = mpmath.mpf(10) ** 6
+    assert abs(big**2 / (-2 * mpmath.log(mpmath.exp(-big**2 / 8) / 100)) - 4) < 1e-9
+    assert mp_sup_G(lambda x: mpmath.exp(-q2mp(x) ** 2 / 8) / 100, 1, n=20) <= float(r.mu_upper)
+    assert r.to_json()["tail_mu_at_most"] is not None and r.to_json()["tail"]["upper_L"] == "4"
 
 
 def test_limit_tail_exceeds_head():
-    """δ = e^{-ε²/8}/100: √L = 2 exceeds the head μ on [0, 1]: strict μ >= 2 stated."""
-    r = measure(parse_spec('profile("exp(-eps**2/8)/100")'), width="1e-4", eps_max=1)
-    if r.tail.L is None:
-        pytest.skip("identification (certdp.analyses.limits) unavailable")
-    assert r.tail.kind == "limit" and r.tail.L == "4"
-    assert r.strict_mu_at_least is not None and r.strict_mu_at_least.contains(2)
-    assert r.mu_upper < 2
+    """subsample(gaussian(sigma=1), rate=1/10), an exact profile: the tail limit is 1/σ = 1
+    whatever the rate (Liu et al. 2022 §5.3), above the head μ on [0, 1] (≈ 0.333): the
+    strict GDP parameter is at least 1 ("limit" tail)."""
+    r = measure(parse_spec("subsample(gaussian(sigma=1), rate=1/10)"), width="1e-4", eps_max=1)
+    assert r.tail.kind == "limit" and r.tail.L == "1"
+    assert r.strict_mu_at_least is not None and r.strict_mu_at_least.contains(1)
+    assert float(r.strict_mu_at_least.width) < 1e-20
+    assert r.mu_upper < 1 and "the strict GDP parameter is at least 1" in r.statement()
+
+    def sub_delta(x):  # γ δ_1(log(1 + (e^x − 1)/γ)), mpmath
+        return mpmath.mpf(1) / 10 * mp_delta_mu(1, mpmath.log(1 + (mpmath.exp(q2mp(x)) - 1) * 10))
+
+    head = mp_sup_G(sub_delta, 1, n=20)
+    assert float(r.mu_lower) - 1e-9 <= head <= float(r.mu_upper)
+    with mpmath.workdps(60):  # G far out rises towards the tail limit 1 (0.928, 0.977 at ε = 30, 100)
+        g30, g100 = mp_mu_gdp(30, sub_delta(30)), mp_mu_gdp(100, sub_delta(100))
+        assert float(r.mu_upper) < g30 < g100 < 1 and g100 > 0.97
 
 
 def test_not_gdp_tail_statement():
-    r = measure(parse_spec('profile("1/(2+2*eps)")'), width="1e-3", eps_max=4)
-    assert r.residual.contains(mpmath.mpf(1) / 10)
-    if r.tail.L is not None:
-        assert r.tail.L == "oo" and "NOT GDP" in r.statement()
+    """L = ∞ of an exact (guarantee) profile proves "not GDP"; of an upper bound, nothing."""
+    a = measure(parse_spec("approx_dp(eps=1, delta=1/100)"), width="1e-4", eps_max=2)
+    assert a.tail.kind == "limit" and a.tail.L == "oo" and "NOT GDP" in a.statement()
+    assert a.residual.contains(mpmath.mpf(1) / 100)  # δ(ε) = δ₀ for ε >= ε₀ (Liu et al. 2022 Thm 3.1)
+    u = measure(parse_spec('profile("1/(2+2*eps)")'), width="1e-3", eps_max=4)
+    assert u.residual.contains(mpmath.mpf(1) / 10)
+    assert u.tail.kind == "residual" and u.tail.upper_L == "oo" and u.tail.L is None
+    assert "NOT GDP" not in u.statement() and u.tail_mu_at_most is None and u.strict_mu_at_least is None
 
 
 def test_algorithm3_agrees_with_measure():
