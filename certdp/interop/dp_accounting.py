@@ -41,6 +41,7 @@ an (ε, δ)-DP guarantee is certdp's ``approx_dp(eps=..., delta=...)``.)
 
 from __future__ import annotations
 
+import enum
 import math
 import numbers
 import operator
@@ -92,19 +93,49 @@ def _count(x: Any, what: str) -> int:
     return k
 
 
+class Relation(enum.Enum):
+    """The neighbouring relations this module accounts (dp_accounting's ``NeighboringRelation``
+    is parsed into one of these once, at the boundary: :func:`parse_relation`)."""
+
+    ADD_OR_REMOVE_ONE = "add-or-remove-one"
+    REPLACE_ONE = "replace-one"
+
+
+def parse_relation(rel: Any) -> Relation:
+    """dp_accounting's ``NeighboringRelation`` (None: add-or-remove-one) as a :class:`Relation`;
+    ``REPLACE_SPECIAL`` and anything else is refused."""
+    if rel is None or isinstance(rel, Relation):
+        return rel or Relation.ADD_OR_REMOVE_ONE
+    if _dpa is not None:
+        if rel == _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE:
+            return Relation.ADD_OR_REMOVE_ONE
+        if rel == _dpa.NeighboringRelation.REPLACE_ONE:
+            return Relation.REPLACE_ONE
+    raise UnsupportedEventError(f"neighbouring relation {rel} is not supported "
+                                "(certdp accounts ADD_OR_REMOVE_ONE and, for randomized response, REPLACE_ONE)")
+
+
+#: one mechanism step that is not private at all (dp_accounting: ε = ∞)
+_NON_PRIVATE = "non-private"
+
+
 class _Walk:
     """The (spec, count) items of an event, in order, and whether a non-private
     part (ε = ∞) occurred.  Items with count 0 are kept, so that ``supports``
-    (which composes 0 times) still validates and routes every part."""
+    (which composes 0 times) still validates and routes every part.
 
-    def __init__(self) -> None:
+    Under ``Relation.REPLACE_ONE`` only events whose replace-one pair is mapped
+    exactly are accepted (today: randomized response with 2 buckets); under
+    add-or-remove-one, randomized response (which dp_accounting leaves undefined
+    there) is refused."""
+
+    def __init__(self, relation: Relation = Relation.ADD_OR_REMOVE_ONE) -> None:
+        self.relation = relation
         self.items: list[tuple[str, int]] = []
         self.non_private = False
 
     def visit(self, event: Any, count: int) -> None:
         name = type(event).__name__
-        if name == "NoOpDpEvent":
-            return
         if name == "NonPrivateDpEvent":
             self.non_private = True
             return
@@ -115,49 +146,96 @@ class _Walk:
             for part in event.events:
                 self.visit(part, count)
             return
+        spec = self._step(event)
+        if spec is _NON_PRIVATE:
+            self.non_private = True
+        elif spec is not None:
+            self.items.append((spec, count))
+
+    def _step(self, event: Any) -> str | None:
+        """The certdp spec of one mechanism step (validated), None for a step that releases
+        nothing, ``_NON_PRIVATE`` for ε = ∞; raises for anything else."""
+        name = type(event).__name__
+        if name == "NoOpDpEvent":
+            return None
+        if name == "RandomizedResponseDpEvent":
+            return self._randomized_response(event)
+        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+            raise UnsupportedEventError(
+                f"{name} under REPLACE_ONE is not supported: certdp maps only RandomizedResponseDpEvent "
+                "with 2 buckets exactly to its replace-one pair (use ADD_OR_REMOVE_ONE for this event)")
         if name in ("GaussianDpEvent", "LaplaceDpEvent"):
             noise = _fraction(event.noise_multiplier, f"{name}.noise_multiplier")
             if noise == 0:  # dp_accounting: not private
-                self.non_private = True
-                return
+                return _NON_PRIVATE
             kind, arg = ("gaussian", "sigma") if name == "GaussianDpEvent" else ("laplace", "scale")
-            self._add(f"{kind}({arg}={fraction_to_str(noise)})", count, event)
-            return
+            return self._checked(f"{kind}({arg}={fraction_to_str(noise)})", event)
         if name == "PoissonSampledDpEvent":
-            inner = event.event
-            if type(inner).__name__ != "GaussianDpEvent":
-                raise UnsupportedEventError(
-                    f"Poisson sampling of {type(inner).__name__} is not supported (certdp's certified "
-                    "accountants hold Poisson-subsampled Gaussians only)")
-            rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
-            noise = _fraction(inner.noise_multiplier, "GaussianDpEvent.noise_multiplier")
-            if rate == 0:  # dp_accounting: nothing is released about anyone
-                return
-            if noise == 0:
-                self.non_private = True
-                return
-            self._add(f"subsample(gaussian(sigma={fraction_to_str(noise)}), rate={fraction_to_str(rate)})",
-                      count, event)
-            return
-        if name == "RandomizedResponseDpEvent":
-            raise UnsupportedEventError(
-                "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only, "
-                "and this accountant is add-or-remove-one (certdp's randomized_response(p=...) is the binary "
-                "mechanism, usable directly)")
+            return self._poisson(event)
         raise UnsupportedEventError(f"{name} is not supported by certdp")
 
-    def _add(self, spec: str, count: int, event: Any) -> None:
+    def _poisson(self, event: Any) -> str | None:
+        """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
+        engine holds (Gaussian, Laplace, Poisson sampling of those: the rates multiply).
+        A composition inside the sampling (one Poisson draw shared by several steps) is
+        not ``compose(subsample(...))`` and the engine has no law for it: refused."""
+        inner = event.event
+        iname = type(inner).__name__
+        rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
+        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "PoissonSampledDpEvent", "NoOpDpEvent"):
+            raise UnsupportedEventError(
+                f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling "
+                "of one Gaussian or Laplace step; a composition sampled once is not a composition of "
+                "sampled steps)")
+        inner_spec = self._step(inner)
+        if rate == 0 or inner_spec is None:  # dp_accounting: nothing is released about anyone
+            if not 0 <= rate <= 1:
+                raise UnsupportedEventError(f"PoissonSampledDpEvent.sampling_probability must lie in [0, 1], "
+                                            f"got {event.sampling_probability!r}")
+            return None
+        if inner_spec is _NON_PRIVATE:  # as dp_accounting: ε = ∞ (an upper bound, δ(ε) >= q)
+            return _NON_PRIVATE
+        return self._checked(f"subsample({inner_spec}, rate={fraction_to_str(rate)})", event)
+
+    def _randomized_response(self, event: Any) -> str | None:
+        """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with
+        probability 1 − p + p/k, each other with p/k.  For k = 2 its pair on neighbours x ≠ x'
+        is exactly certdp's binary ``randomized_response(p=1 − p/2)`` ((1 − p/2, p/2) against
+        (p/2, 1 − p/2)); k = 1 releases nothing; p = 0 is not private.  For k >= 3 the pair has
+        a third, zero-loss atom of mass (k − 2)p/k that no catalog mechanism has: refused."""
+        if self.relation is not Relation.REPLACE_ONE:
+            raise UnsupportedEventError(
+                "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only: "
+                "use CertifiedAccountant(NeighboringRelation.REPLACE_ONE)")
+        k = _count(event.num_buckets, "RandomizedResponseDpEvent.num_buckets")
+        p = _fraction(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")
+        if not 0 <= p <= 1 or k == 0:
+            raise UnsupportedEventError(f"RandomizedResponseDpEvent needs 0 <= noise_parameter <= 1 and "
+                                        f"num_buckets >= 1, got {event.noise_parameter!r}, {event.num_buckets!r}")
+        if k == 1:  # dp_accounting: a no-op, even for p = 0
+            return None
+        if p == 0:
+            return _NON_PRIVATE
+        if k != 2:
+            raise UnsupportedEventError(
+                f"RandomizedResponseDpEvent with {k} buckets is not supported: its replace-one pair has a "
+                "zero-loss atom that no certdp catalog mechanism has (only num_buckets=2 maps exactly, "
+                "to randomized_response)")
+        return self._checked(f"randomized_response(p={fraction_to_str(1 - p / 2)})", event)
+
+    @staticmethod
+    def _checked(spec: str, event: Any) -> str:
         from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
         try:
             parse_spec(spec)  # parameters are validated here, not at the first get_epsilon
         except InputError as err:
             raise UnsupportedEventError(f"{type(event).__name__}: {err}") from None
-        self.items.append((spec, count))
+        return spec
 
 
-def _walk(event: Any, count: int = 1) -> _Walk:
-    w = _Walk()
+def _walk(event: Any, count: int = 1, relation: Relation = Relation.ADD_OR_REMOVE_ONE) -> _Walk:
+    w = _Walk(relation)
     w.visit(event, _count(count, "count"))
     return w
 
@@ -170,25 +248,26 @@ def _merged(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return list(out.items())
 
 
-def event_to_specs(event: Any, count: int = 1) -> list[tuple[str, int]]:
+def event_to_specs(event: Any, count: int = 1, neighboring_relation: Any = None) -> list[tuple[str, int]]:
     """The event composed ``count`` times as (certdp spec, count) pairs, in order
     (a heterogeneous composition); parts composed 0 times are left out.
+    ``neighboring_relation``: dp_accounting's ``NeighboringRelation`` (default add-or-remove-one).
 
     Raises :class:`UnsupportedEventError` for an unsupported or non-private event
     (a non-private event has no certdp spec; :class:`CertifiedAccountant` answers ε = ∞ for it).
     """
-    w = _walk(event, count)
+    w = _walk(event, count, parse_relation(neighboring_relation))
     if w.non_private:
         raise UnsupportedEventError(f"{type(event).__name__} contains a non-private part (ε = ∞): no certdp spec")
     return [(spec, k) for spec, k in w.items if k]
 
 
-def event_to_spec(event: Any) -> str:
+def event_to_spec(event: Any, neighboring_relation: Any = None) -> str:
     """One certdp spec for an event that is a single mechanism composed k times
     (``"gaussian(sigma=2)"``, ``"compose(subsample(gaussian(sigma=1), rate=1/8), k=100)"``);
     identical parts of a ``ComposedDpEvent`` are added up.  A heterogeneous
     composition has no single spec in certdp's grammar: use :func:`event_to_specs`."""
-    items = _merged(event_to_specs(event))
+    items = _merged(event_to_specs(event, neighboring_relation=neighboring_relation))
     if not items:
         raise UnsupportedEventError(f"{type(event).__name__} releases nothing: there is no mechanism spec for it")
     if len(items) > 1:
@@ -241,8 +320,7 @@ class CertifiedAccountant(_Base):
             raise InputError("CertifiedAccountant needs dp_accounting: pip install 'certdp[interop]' "
                              "(event_to_spec / event_to_specs work without it)")
         rel = neighboring_relation or _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
-        if rel != _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE:
-            raise UnsupportedEventError(f"only the add-or-remove-one relation is supported, got {rel}")
+        self.relation = parse_relation(rel)  # REPLACE_ONE: randomized response only (see _Walk)
         super().__init__(rel)
         self.items: list[tuple[str, int]] = []
         self.non_private = False
@@ -258,7 +336,7 @@ class CertifiedAccountant(_Base):
 
     def _maybe_compose(self, event: Any, count: int, do_compose: bool) -> Any:
         try:
-            w = _walk(event, count)
+            w = _walk(event, count, self.relation)
             merged = _merged(self.items + w.items)
             if w.items:
                 self._route(merged)  # refuses mixes no certified accountant holds
