@@ -7,36 +7,51 @@ dyadic rational it stores (``Fraction(0.1)`` = 3602879701896397/2^55), since
 that is the number dp_accounting itself computes with — and answers
 ``get_epsilon`` / ``get_delta`` with certdp's certified enclosures through the
 one composition route (:func:`certdp.analyses.dispatch.composition_accountant`,
-the route of ``certdp account``: the certified PLD accountant when
-Poisson-subsampled Gaussians are present, the characteristic-function
-accountant of Zhu, Dong & Wang, *Optimal accounting of differential privacy via
-characteristic function*, AISTATS 2022, otherwise), returning the upper end
-rounded up to a float: a certified upper bound on the true ε (δ) of the event,
-under the add-or-remove-one relation.
+the route of ``certdp account``: the characteristic-function accountant of
+Zhu, Dong & Wang, *Optimal accounting of differential privacy via
+characteristic function*, AISTATS 2022, for Gaussian compositions and finite
+mechanisms such as randomized response, the certified PLD engine for the rest,
+e.g. Poisson-sampled Gaussians and Laplaces), returning the upper end
+rounded up to a float: a certified upper bound on the true ε (δ) of the event.
 
 Events (dp_accounting 0.6 names; recognised by class name, so converting an
-event needs no import of dp_accounting):
+event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the default):
 
-===============================  ===============================================
-``GaussianDpEvent(σ)``           ``gaussian(sigma=σ)``
-``LaplaceDpEvent(b)``            ``laplace(scale=b)``
-``PoissonSampledDpEvent(q, G)``  ``subsample(gaussian(sigma=σ), rate=q)`` (G Gaussian)
-``SelfComposedDpEvent(E, k)``    ``compose(E, k=k)``
-``ComposedDpEvent([...])``       the list of its parts (``event_to_specs``)
-``NoOpDpEvent``                  nothing
-===============================  ===============================================
+================================  ==============================================
+``GaussianDpEvent(σ)``            ``gaussian(sigma=σ)``
+``LaplaceDpEvent(b)``             ``laplace(scale=b)``
+``PoissonSampledDpEvent(q, E)``   ``subsample(M, rate=q)`` for E one Gaussian,
+                                  Laplace or Poisson-sampled step M (both
+                                  directions, add and remove, in the engine)
+``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
+``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
+``NoOpDpEvent``                   nothing
+================================  ==============================================
 
-As in dp_accounting's own accountants, ``NonPrivateDpEvent`` and a noise
-multiplier 0 make the accountant answer ε = ∞ (δ = 1), and a sampling
-probability 0 is a no-op.  Everything else — ``RandomizedResponseDpEvent``
-(dp_accounting defines it for the replace-one relation only), Poisson sampling
-of anything but a Gaussian, sampling without replacement, tree aggregation,
-zCDP, discrete Laplace, mixtures of Gaussians, a Laplace mixed with subsampled
-Gaussians (no certified accountant holds both yet) — raises
-:class:`UnsupportedEventError`, which is a :class:`certdp.errors.InputError`
-and, when dp_accounting is installed, also dp_accounting's
-``UnsupportedEventError``.  (dp_accounting 0.6 has no ``EpsilonDeltaDpEvent``;
-an (ε, δ)-DP guarantee is certdp's ``approx_dp(eps=..., delta=...)``.)
+Under ``REPLACE_ONE`` (``CertifiedAccountant(NeighboringRelation.REPLACE_ONE)``),
+only events whose replace-one pair is mapped exactly, and their compositions:
+
+==========================================  ====================================
+``RandomizedResponseDpEvent(p, 2)``         ``randomized_response(p=1 − p/2)``
+``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
+``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
+==========================================  ====================================
+
+As in dp_accounting's own accountants, ``NonPrivateDpEvent``, a noise
+multiplier 0 and a randomized response with noise 0 make the accountant answer
+ε = ∞ (δ = 1), and a sampling probability 0 is a no-op.  Everything else raises
+:class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
+dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
+a one-line reason: randomized response under add-or-remove-one (dp_accounting
+leaves it undefined) or with k >= 3 buckets (its pair has a zero-loss atom no
+catalog mechanism has), any other event under replace-one (certdp does not yet
+fix what a Gaussian's or Laplace's sensitivity means there), Poisson sampling
+of a composition (one draw shared by several steps has no law in the engine) or
+of randomized response, sampling without replacement or with replacement, tree
+aggregation, truncated subsampled Gaussians, zCDP, discrete Laplace, mixtures
+of Gaussians, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
+``approx_dp(eps=..., delta=...)``.)
 """
 
 from __future__ import annotations
@@ -313,6 +328,10 @@ class CertifiedAccountant(_Base):
     Conventions of dp_accounting kept: a non-private event gives ε = ∞ and
     δ = 1; nothing composed gives 0.  ``get_epsilon`` with ``target_delta`` >= 1
     is 0; ``target_delta`` = 0 is refused (certdp does not compute ε at δ = 0).
+
+    ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``;
+    under the latter only 2-bucket randomized response (and compositions of it)
+    is accepted, see the module docstring.
     """
 
     def __init__(self, neighboring_relation: Any = None) -> None:
