@@ -7,40 +7,56 @@ dyadic rational it stores (``Fraction(0.1)`` = 3602879701896397/2^55), since
 that is the number dp_accounting itself computes with — and answers
 ``get_epsilon`` / ``get_delta`` with certdp's certified enclosures through the
 one composition route (:func:`certdp.analyses.dispatch.composition_accountant`,
-the route of ``certdp account``: the certified PLD accountant when
-Poisson-subsampled Gaussians are present, the characteristic-function
-accountant of Zhu, Dong & Wang, *Optimal accounting of differential privacy via
-characteristic function*, AISTATS 2022, otherwise), returning the upper end
-rounded up to a float: a certified upper bound on the true ε (δ) of the event,
-under the add-or-remove-one relation.
+the route of ``certdp account``: the characteristic-function accountant of
+Zhu, Dong & Wang, *Optimal accounting of differential privacy via
+characteristic function*, AISTATS 2022, for Gaussian compositions and finite
+mechanisms such as randomized response, the certified PLD engine for the rest,
+e.g. Poisson-sampled Gaussians and Laplaces), returning the upper end
+rounded up to a float: a certified upper bound on the true ε (δ) of the event.
 
 Events (dp_accounting 0.6 names; recognised by class name, so converting an
-event needs no import of dp_accounting):
+event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the default):
 
-===============================  ===============================================
-``GaussianDpEvent(σ)``           ``gaussian(sigma=σ)``
-``LaplaceDpEvent(b)``            ``laplace(scale=b)``
-``PoissonSampledDpEvent(q, G)``  ``subsample(gaussian(sigma=σ), rate=q)`` (G Gaussian)
-``SelfComposedDpEvent(E, k)``    ``compose(E, k=k)``
-``ComposedDpEvent([...])``       the list of its parts (``event_to_specs``)
-``NoOpDpEvent``                  nothing
-===============================  ===============================================
+================================  ==============================================
+``GaussianDpEvent(σ)``            ``gaussian(sigma=σ)``
+``LaplaceDpEvent(b)``             ``laplace(scale=b)``
+``PoissonSampledDpEvent(q, E)``   ``subsample(M, rate=q)`` for E one Gaussian,
+                                  Laplace or Poisson-sampled step M (both
+                                  directions, add and remove, in the engine)
+``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
+``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
+``NoOpDpEvent``                   nothing
+================================  ==============================================
 
-As in dp_accounting's own accountants, ``NonPrivateDpEvent`` and a noise
-multiplier 0 make the accountant answer ε = ∞ (δ = 1), and a sampling
-probability 0 is a no-op.  Everything else — ``RandomizedResponseDpEvent``
-(dp_accounting defines it for the replace-one relation only), Poisson sampling
-of anything but a Gaussian, sampling without replacement, tree aggregation,
-zCDP, discrete Laplace, mixtures of Gaussians, a Laplace mixed with subsampled
-Gaussians (no certified accountant holds both yet) — raises
-:class:`UnsupportedEventError`, which is a :class:`certdp.errors.InputError`
-and, when dp_accounting is installed, also dp_accounting's
-``UnsupportedEventError``.  (dp_accounting 0.6 has no ``EpsilonDeltaDpEvent``;
-an (ε, δ)-DP guarantee is certdp's ``approx_dp(eps=..., delta=...)``.)
+Under ``REPLACE_ONE`` (``CertifiedAccountant(NeighboringRelation.REPLACE_ONE)``),
+only events whose replace-one pair is mapped exactly, and their compositions:
+
+==========================================  ====================================
+``RandomizedResponseDpEvent(p, 2)``         ``randomized_response(p=1 − p/2)``
+``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
+``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
+==========================================  ====================================
+
+As in dp_accounting's own accountants, ``NonPrivateDpEvent``, a noise
+multiplier 0 and a randomized response with noise 0 make the accountant answer
+ε = ∞ (δ = 1), and a sampling probability 0 is a no-op.  Everything else raises
+:class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
+dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
+a one-line reason: randomized response under add-or-remove-one (dp_accounting
+leaves it undefined) or with k >= 3 buckets (its pair has a zero-loss atom no
+catalog mechanism has), any other event under replace-one (certdp does not yet
+fix what a Gaussian's or Laplace's sensitivity means there), Poisson sampling
+of a composition (one draw shared by several steps has no law in the engine) or
+of randomized response, sampling without replacement or with replacement, tree
+aggregation, truncated subsampled Gaussians, zCDP, discrete Laplace, mixtures
+of Gaussians, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
+``approx_dp(eps=..., delta=...)``.)
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import numbers
 import operator
@@ -92,19 +108,49 @@ def _count(x: Any, what: str) -> int:
     return k
 
 
+class Relation(enum.Enum):
+    """The neighbouring relations this module accounts (dp_accounting's ``NeighboringRelation``
+    is parsed into one of these once, at the boundary: :func:`parse_relation`)."""
+
+    ADD_OR_REMOVE_ONE = "add-or-remove-one"
+    REPLACE_ONE = "replace-one"
+
+
+def parse_relation(rel: Any) -> Relation:
+    """dp_accounting's ``NeighboringRelation`` (None: add-or-remove-one) as a :class:`Relation`;
+    ``REPLACE_SPECIAL`` and anything else is refused."""
+    if rel is None or isinstance(rel, Relation):
+        return rel or Relation.ADD_OR_REMOVE_ONE
+    if _dpa is not None:
+        if rel == _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE:
+            return Relation.ADD_OR_REMOVE_ONE
+        if rel == _dpa.NeighboringRelation.REPLACE_ONE:
+            return Relation.REPLACE_ONE
+    raise UnsupportedEventError(f"neighbouring relation {rel} is not supported "
+                                "(certdp accounts ADD_OR_REMOVE_ONE and, for randomized response, REPLACE_ONE)")
+
+
+#: one mechanism step that is not private at all (dp_accounting: ε = ∞)
+_NON_PRIVATE = "non-private"
+
+
 class _Walk:
     """The (spec, count) items of an event, in order, and whether a non-private
     part (ε = ∞) occurred.  Items with count 0 are kept, so that ``supports``
-    (which composes 0 times) still validates and routes every part."""
+    (which composes 0 times) still validates and routes every part.
 
-    def __init__(self) -> None:
+    Under ``Relation.REPLACE_ONE`` only events whose replace-one pair is mapped
+    exactly are accepted (today: randomized response with 2 buckets); under
+    add-or-remove-one, randomized response (which dp_accounting leaves undefined
+    there) is refused."""
+
+    def __init__(self, relation: Relation = Relation.ADD_OR_REMOVE_ONE) -> None:
+        self.relation = relation
         self.items: list[tuple[str, int]] = []
         self.non_private = False
 
     def visit(self, event: Any, count: int) -> None:
         name = type(event).__name__
-        if name == "NoOpDpEvent":
-            return
         if name == "NonPrivateDpEvent":
             self.non_private = True
             return
@@ -115,49 +161,96 @@ class _Walk:
             for part in event.events:
                 self.visit(part, count)
             return
+        spec = self._step(event)
+        if spec is _NON_PRIVATE:
+            self.non_private = True
+        elif spec is not None:
+            self.items.append((spec, count))
+
+    def _step(self, event: Any) -> str | None:
+        """The certdp spec of one mechanism step (validated), None for a step that releases
+        nothing, ``_NON_PRIVATE`` for ε = ∞; raises for anything else."""
+        name = type(event).__name__
+        if name == "NoOpDpEvent":
+            return None
+        if name == "RandomizedResponseDpEvent":
+            return self._randomized_response(event)
+        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+            raise UnsupportedEventError(
+                f"{name} under REPLACE_ONE is not supported: certdp maps only RandomizedResponseDpEvent "
+                "with 2 buckets exactly to its replace-one pair (use ADD_OR_REMOVE_ONE for this event)")
         if name in ("GaussianDpEvent", "LaplaceDpEvent"):
             noise = _fraction(event.noise_multiplier, f"{name}.noise_multiplier")
             if noise == 0:  # dp_accounting: not private
-                self.non_private = True
-                return
+                return _NON_PRIVATE
             kind, arg = ("gaussian", "sigma") if name == "GaussianDpEvent" else ("laplace", "scale")
-            self._add(f"{kind}({arg}={fraction_to_str(noise)})", count, event)
-            return
+            return self._checked(f"{kind}({arg}={fraction_to_str(noise)})", event)
         if name == "PoissonSampledDpEvent":
-            inner = event.event
-            if type(inner).__name__ != "GaussianDpEvent":
-                raise UnsupportedEventError(
-                    f"Poisson sampling of {type(inner).__name__} is not supported (certdp's certified "
-                    "accountants hold Poisson-subsampled Gaussians only)")
-            rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
-            noise = _fraction(inner.noise_multiplier, "GaussianDpEvent.noise_multiplier")
-            if rate == 0:  # dp_accounting: nothing is released about anyone
-                return
-            if noise == 0:
-                self.non_private = True
-                return
-            self._add(f"subsample(gaussian(sigma={fraction_to_str(noise)}), rate={fraction_to_str(rate)})",
-                      count, event)
-            return
-        if name == "RandomizedResponseDpEvent":
-            raise UnsupportedEventError(
-                "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only, "
-                "and this accountant is add-or-remove-one (certdp's randomized_response(p=...) is the binary "
-                "mechanism, usable directly)")
+            return self._poisson(event)
         raise UnsupportedEventError(f"{name} is not supported by certdp")
 
-    def _add(self, spec: str, count: int, event: Any) -> None:
+    def _poisson(self, event: Any) -> str | None:
+        """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
+        engine holds (Gaussian, Laplace, Poisson sampling of those: the rates multiply).
+        A composition inside the sampling (one Poisson draw shared by several steps) is
+        not ``compose(subsample(...))`` and the engine has no law for it: refused."""
+        inner = event.event
+        iname = type(inner).__name__
+        rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
+        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "PoissonSampledDpEvent", "NoOpDpEvent"):
+            raise UnsupportedEventError(
+                f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling "
+                "of one Gaussian or Laplace step; a composition sampled once is not a composition of "
+                "sampled steps)")
+        inner_spec = self._step(inner)
+        if rate == 0 or inner_spec is None:  # dp_accounting: nothing is released about anyone
+            if not 0 <= rate <= 1:
+                raise UnsupportedEventError(f"PoissonSampledDpEvent.sampling_probability must lie in [0, 1], "
+                                            f"got {event.sampling_probability!r}")
+            return None
+        if inner_spec is _NON_PRIVATE:  # as dp_accounting: ε = ∞ (an upper bound, δ(ε) >= q)
+            return _NON_PRIVATE
+        return self._checked(f"subsample({inner_spec}, rate={fraction_to_str(rate)})", event)
+
+    def _randomized_response(self, event: Any) -> str | None:
+        """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with
+        probability 1 − p + p/k, each other with p/k.  For k = 2 its pair on neighbours x ≠ x'
+        is exactly certdp's binary ``randomized_response(p=1 − p/2)`` ((1 − p/2, p/2) against
+        (p/2, 1 − p/2)); k = 1 releases nothing; p = 0 is not private.  For k >= 3 the pair has
+        a third, zero-loss atom of mass (k − 2)p/k that no catalog mechanism has: refused."""
+        if self.relation is not Relation.REPLACE_ONE:
+            raise UnsupportedEventError(
+                "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only: "
+                "use CertifiedAccountant(NeighboringRelation.REPLACE_ONE)")
+        k = _count(event.num_buckets, "RandomizedResponseDpEvent.num_buckets")
+        p = _fraction(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")
+        if not 0 <= p <= 1 or k == 0:
+            raise UnsupportedEventError(f"RandomizedResponseDpEvent needs 0 <= noise_parameter <= 1 and "
+                                        f"num_buckets >= 1, got {event.noise_parameter!r}, {event.num_buckets!r}")
+        if k == 1:  # dp_accounting: a no-op, even for p = 0
+            return None
+        if p == 0:
+            return _NON_PRIVATE
+        if k != 2:
+            raise UnsupportedEventError(
+                f"RandomizedResponseDpEvent with {k} buckets is not supported: its replace-one pair has a "
+                "zero-loss atom that no certdp catalog mechanism has (only num_buckets=2 maps exactly, "
+                "to randomized_response)")
+        return self._checked(f"randomized_response(p={fraction_to_str(1 - p / 2)})", event)
+
+    @staticmethod
+    def _checked(spec: str, event: Any) -> str:
         from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
         try:
             parse_spec(spec)  # parameters are validated here, not at the first get_epsilon
         except InputError as err:
             raise UnsupportedEventError(f"{type(event).__name__}: {err}") from None
-        self.items.append((spec, count))
+        return spec
 
 
-def _walk(event: Any, count: int = 1) -> _Walk:
-    w = _Walk()
+def _walk(event: Any, count: int = 1, relation: Relation = Relation.ADD_OR_REMOVE_ONE) -> _Walk:
+    w = _Walk(relation)
     w.visit(event, _count(count, "count"))
     return w
 
@@ -170,25 +263,26 @@ def _merged(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return list(out.items())
 
 
-def event_to_specs(event: Any, count: int = 1) -> list[tuple[str, int]]:
+def event_to_specs(event: Any, count: int = 1, neighboring_relation: Any = None) -> list[tuple[str, int]]:
     """The event composed ``count`` times as (certdp spec, count) pairs, in order
     (a heterogeneous composition); parts composed 0 times are left out.
+    ``neighboring_relation``: dp_accounting's ``NeighboringRelation`` (default add-or-remove-one).
 
     Raises :class:`UnsupportedEventError` for an unsupported or non-private event
     (a non-private event has no certdp spec; :class:`CertifiedAccountant` answers ε = ∞ for it).
     """
-    w = _walk(event, count)
+    w = _walk(event, count, parse_relation(neighboring_relation))
     if w.non_private:
         raise UnsupportedEventError(f"{type(event).__name__} contains a non-private part (ε = ∞): no certdp spec")
     return [(spec, k) for spec, k in w.items if k]
 
 
-def event_to_spec(event: Any) -> str:
+def event_to_spec(event: Any, neighboring_relation: Any = None) -> str:
     """One certdp spec for an event that is a single mechanism composed k times
     (``"gaussian(sigma=2)"``, ``"compose(subsample(gaussian(sigma=1), rate=1/8), k=100)"``);
     identical parts of a ``ComposedDpEvent`` are added up.  A heterogeneous
     composition has no single spec in certdp's grammar: use :func:`event_to_specs`."""
-    items = _merged(event_to_specs(event))
+    items = _merged(event_to_specs(event, neighboring_relation=neighboring_relation))
     if not items:
         raise UnsupportedEventError(f"{type(event).__name__} releases nothing: there is no mechanism spec for it")
     if len(items) > 1:
@@ -234,6 +328,10 @@ class CertifiedAccountant(_Base):
     Conventions of dp_accounting kept: a non-private event gives ε = ∞ and
     δ = 1; nothing composed gives 0.  ``get_epsilon`` with ``target_delta`` >= 1
     is 0; ``target_delta`` = 0 is refused (certdp does not compute ε at δ = 0).
+
+    ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``;
+    under the latter only 2-bucket randomized response (and compositions of it)
+    is accepted, see the module docstring.
     """
 
     def __init__(self, neighboring_relation: Any = None) -> None:
@@ -241,8 +339,7 @@ class CertifiedAccountant(_Base):
             raise InputError("CertifiedAccountant needs dp_accounting: pip install 'certdp[interop]' "
                              "(event_to_spec / event_to_specs work without it)")
         rel = neighboring_relation or _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
-        if rel != _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE:
-            raise UnsupportedEventError(f"only the add-or-remove-one relation is supported, got {rel}")
+        self.relation = parse_relation(rel)  # REPLACE_ONE: randomized response only (see _Walk)
         super().__init__(rel)
         self.items: list[tuple[str, int]] = []
         self.non_private = False
@@ -258,7 +355,7 @@ class CertifiedAccountant(_Base):
 
     def _maybe_compose(self, event: Any, count: int, do_compose: bool) -> Any:
         try:
-            w = _walk(event, count)
+            w = _walk(event, count, self.relation)
             merged = _merged(self.items + w.items)
             if w.items:
                 self._route(merged)  # refuses mixes no certified accountant holds

@@ -105,7 +105,8 @@ def test_numpy_parameters_are_exact():
 
 
 @pytest.mark.parametrize("event", [
-    dpa.RandomizedResponseDpEvent(0.5, 2), P(0.1, L(1.0)), G(float("inf")), G(float("nan")), G(-1.0),
+    dpa.RandomizedResponseDpEvent(0.5, 2), P(0.1, SC(L(1.0), 2)), P(0.1, C([L(1.0)])),
+    P(0.1, dpa.RandomizedResponseDpEvent(0.5, 2)), P(0.1, dpa.NonPrivateDpEvent()), G(float("inf")), G(float("nan")), G(-1.0),
     P(1.5, G(1.0)), dpa.SampledWithoutReplacementDpEvent(100, 10, G(1.0)), dpa.ZCDpEvent(0.5),
     SC(G(1.0), -1),
 ])
@@ -154,4 +155,4 @@ def test_swap_in_interface():
         with pytest.raises(InputError):
             acc.get_delta(bad)
     with pytest.raises(UnsupportedEventError):
-        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL)
