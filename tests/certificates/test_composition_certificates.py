@@ -22,7 +22,11 @@ from certdp.certificates.writer import composition_certificate
 from certdp.cli import main
 from certdp.mechanisms.spec import parse_spec
 
-mpmath.mp.dps = 40
+from refs import mp_digits  # noqa: E402
+
+#: 40 digits for this module's mpmath references, restored at the end of the
+#: module (a module-level assignment leaked into every later test module).
+_mpmath_precision = pytest.fixture(autouse=True, scope="module")(mp_digits(40))
 
 
 def _delta_gauss(mu: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
