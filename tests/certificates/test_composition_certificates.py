@@ -23,6 +23,7 @@ from certdp.cli import main
 from certdp.mechanisms.spec import parse_spec
 
 from refs import mp_digits  # noqa: E402
+from required import required
 
 #: 40 digits for this module's mpmath references, restored at the end of the
 #: module (a module-level assignment leaked into every later test module).
@@ -105,7 +106,7 @@ def test_the_issue_example_through_the_cli(tmp_path, capsys):
     assert Fraction(doc["claim"]["delta"]) >= Fraction(out["delta"]["lo"])
     assert main(["verify", str(path)]) == 0
     assert not check_iv(doc)[0] and "flint kernel" in check_iv(doc)[1]
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = required("jsonschema")
     schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())
     assert not list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
 

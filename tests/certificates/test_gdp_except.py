@@ -21,6 +21,7 @@ from certdp.certificates.checker import check
 from certdp.certificates.writer import gdp_except_certificate
 from certdp.certificates.schema import MalformedCertificate
 from tests.refs import mp_delta_mu, mpq
+from required import required
 
 
 def mp_delta_one_step(sigma, q, eps) -> mpmath.mpf:
@@ -162,7 +163,7 @@ def test_mpmath_kernel_says_it_needs_flint(one_step):
 
 
 def test_schema(one_step, paper):
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = required("jsonschema")
     import pathlib
 
     schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())
