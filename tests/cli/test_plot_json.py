@@ -4,7 +4,6 @@ import json
 from fractions import Fraction
 
 import mpmath
-import pytest
 
 from certdp.cli import main
 from required import required

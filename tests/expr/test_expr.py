@@ -509,8 +509,10 @@ def test_validate_rejects_bad_input():
         validate_profile(LAPLACE, eps_max=0)
 
 
+@pytest.mark.slow
 def test_compile_speed_reported():
-    """Not a benchmark gate: the closures must at least beat 2000 calls/s."""
+    """Not a benchmark gate: the closures must at least beat 2000 calls/s
+    (a throughput floor: slow-marked, it flakes on a loaded machine)."""
     import time
 
     for text in (LAPLACE, GDP):
