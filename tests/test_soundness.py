@@ -124,6 +124,7 @@ CLIPPED_DELTA0 = "0.41241407213104096"
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 def test_clipped_laplace_reference_value():
     assert abs(_clipped_laplace_delta0() - mpmath.mpf(CLIPPED_DELTA0)) < 1e-8  # quadrature accuracy
 

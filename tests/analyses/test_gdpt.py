@@ -113,6 +113,7 @@ def test_subsampled_laplace(rate):
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 @pytest.mark.parametrize("rate", ["1/2", "1/5", "1/10", "1/20", "1/100"])
 def test_subsampled_laplace_all_rates(rate):
     g = Fraction(rate)
