@@ -187,3 +187,38 @@ def mp_sup_scan(delta, lo, hi, n: int, *, refine: int = 0, bracket=(0, 60)) -> t
         else:
             a = x1
     return best
+
+
+# -- compositions with a subsampled Gaussian (closed form + one quadrature) ----
+
+
+def subsampled_gaussian_delta(s, q, sigma, relation: str) -> mpmath.mpf:
+    """Hockey stick E_P[(1 − e^{s − L})⁺] at any real s of the Poisson-subsampled
+    Gaussian pair, sensitivity 1: remove P = (1−q)N(0, σ²) + qN(1, σ²) vs Q = N(0, σ²);
+    add: the same two swapped.  The likelihood ratio (1−q) + q e^{(x − 1/2)/σ²} is
+    increasing in x, so the positive part is a half-line and the value a closed form
+    in Φ (at the caller's mpmath precision)."""
+    s, q, m = mpq(s), mpq(q), 1 / mpq(sigma)  # standardised: N(0, 1) vs N(m, 1)
+    es = mpmath.exp(s)
+    if relation == "remove":  # P − e^s Q > 0  ⇔  ratio > e^s
+        if es <= 1 - q:
+            return 1 - es
+        xs = (mpmath.log((es - (1 - q)) / q) + m * m / 2) / m
+        return (1 - q) * mpmath.ncdf(-xs) + q * mpmath.ncdf(m - xs) - es * mpmath.ncdf(-xs)
+    if relation == "add":  # Q − e^s P > 0  ⇔  ratio < e^{−s}
+        t = 1 / es
+        if t <= 1 - q:
+            return mpmath.mpf(0)
+        xs = (mpmath.log((t - (1 - q)) / q) + m * m / 2) / m
+        return mpmath.ncdf(xs) - es * ((1 - q) * mpmath.ncdf(xs) + q * mpmath.ncdf(xs - m))
+    raise ValueError(relation)
+
+
+def with_laplace_delta(inner, eps) -> mpmath.mpf:
+    """δ(ε) of a pair composed with Laplace(scale 1, sensitivity 1), given the pair's
+    hockey stick ``inner(s)`` at every real s: conditioning on the Laplace loss
+    (P = Lap(0, 1), Q = Lap(1, 1): loss +1 w.p. 1/2, −1 w.p. e^{−1}/2, and 1 − 2x
+    with density e^{−x}/2 for x in (0, 1)), δ(ε) = E[inner(ε − L_Lap)]."""
+    e = mpq(eps)
+    body = mpmath.quad(lambda x: mpmath.exp(-x) / 2 * inner(e - 1 + 2 * x), mpmath.linspace(0, 1, 9))
+    return inner(e - 1) / 2 + mpmath.exp(-1) / 2 * inner(e + 1) + body

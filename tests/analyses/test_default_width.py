@@ -27,6 +27,7 @@ def test_dpsgd_answer_meets_the_default_width():
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 def test_main_example_is_refined_by_default():
     # the example: the first grid gives [4.729, 7.692]; refined by default to width <= 0.02,
     # containing dp_accounting's 7.69003 (grid 1e-4)

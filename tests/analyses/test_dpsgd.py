@@ -96,6 +96,7 @@ def test_cli_human_and_errors(capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 def test_seed002_exp3_k1500():
     for k in (500, 1000, 1500):
         r = dpsgd(2, "0.01", k, delta="1e-5")
@@ -103,6 +104,7 @@ def test_seed002_exp3_k1500():
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 def test_seed003_section5_mu():
     # seed 003 §5: σ = 9.4, q = 2^14/50000, T = 2000 is "μ = 1.57-GDP with regret ≈ 1e-3"
     r = dpsgd("9.4", "16384/50000", 2000, delta="1e-5", mu=True, residual="1e-6")
@@ -117,6 +119,7 @@ TABLE5 = [("21.1", 250, 1), ("15.8", 500, 2), ("12.0", 1000, 4), ("9.4", 2000, 8
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 @pytest.mark.parametrize("sigma,steps,eps", TABLE4 + TABLE5)
 def test_seed003_tables_4_5(sigma, steps, eps):
     r = dpsgd(sigma, "16384/50000", steps, delta="1e-5")

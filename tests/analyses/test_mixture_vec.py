@@ -17,7 +17,11 @@ from certdp.analyses.accountants.pld import SubsampledGaussian, lower_one_step, 
 from certdp.numerics.fnormal import interval_mass, upper_tail
 from certdp.numerics.fvec import FVec, fexp, fexpm1
 
-mp.mp.dps = 60
+from refs import mp_digits  # noqa: E402
+
+#: 60 digits for this module's mpmath references, restored at the end of the
+#: module (a module-level assignment leaked into every later test module).
+_mpmath_precision = pytest.fixture(autouse=True, scope="module")(mp_digits(60))
 
 
 @pytest.fixture(autouse=True)

@@ -79,7 +79,12 @@ def test_mgf_normalisation():
     for pair in (GaussianPair(3), LaplacePair(Fraction(1, 2)), RRPair(p=Fraction(2, 3)),
                  RRPair(eps0=Fraction(1, 5))):
         for s in (0, -1):  # M(0) = P(L finite) = 1, M(−1) = Q(p > 0) = 1
-            assert pair.mgf_acb(acb(s)).overlaps(acb(1))
+            m = pair.mgf_acb(acb(s))
+            # finite (a NaN ball "contains" and "overlaps" everything), containing 1, and
+            # tight: radii ~1e-15 at 53 bits, so a ball like [1 ± 1] fails too
+            assert m.is_finite(), (pair, s, m)
+            assert m.contains(acb(1)), (pair, s, m)
+            assert m.real.rad() < 1e-12 and m.imag.rad() < 1e-12, (pair, s, m)
 
 
 # -- seed 002 §3 -----------------------------------------------------------

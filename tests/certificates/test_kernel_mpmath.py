@@ -28,9 +28,14 @@ def _ends(x):
 @settings(max_examples=200, deadline=None)
 @given(t=st.one_of(st.decimals(min_value=-40, max_value=40, places=6), st.sampled_from(["3", "-3", "0", "1e-30", "500"])))
 def test_rigorous_erfc_contains_mpmath_at_high_precision(t):
-    iv.prec = 100
+    old = iv.prec
+    iv.prec = 100  # mpmath.iv has no workprec: set and restore by hand
+    try:
+        with mpmath.workdps(60):
+            lo, hi = _ends(kernel.erfc_point(mpmath.mpf(str(t))))
+    finally:
+        iv.prec = old
     with mpmath.workdps(60):
-        lo, hi = _ends(kernel.erfc_point(mpmath.mpf(str(t))))
         truth = mpmath.erfc(mpmath.mpf(str(t)))
         assert lo <= truth <= hi
         assert hi - lo <= abs(truth) * mpmath.mpf(10) ** -20 + mpmath.mpf(10) ** -60

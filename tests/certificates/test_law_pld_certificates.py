@@ -23,6 +23,7 @@ from certdp.certificates.writer import envelope, law_pld_evidence, upper_dp_cert
 from certdp.mechanisms.spec import parse_spec
 from laplace_truth import delta1, delta2, pair
 from refs import mpf
+from required import required
 
 SUB = "subsample(laplace(scale=1), rate=1/10)"
 
@@ -121,7 +122,7 @@ def test_cli_round_trip(tmp_path):
 def test_schema_describes_the_evidence():
     import pathlib
 
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = required("jsonschema")
     schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())
     jsonschema.validate(_doc(SUB, Fraction(1, 10), Fraction(1, 10)), schema)
     jsonschema.validate(_lower_doc(SUB, Fraction(1, 10), Fraction(1, 10)), schema)

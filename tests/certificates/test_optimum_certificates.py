@@ -22,7 +22,11 @@ from certdp.certificates.checker import check
 from certdp.certificates.schema import MalformedCertificate
 from certdp.expr import parse_expression
 
-mpmath.mp.dps = 40
+from refs import mp_digits  # noqa: E402
+
+#: 40 digits for this module's mpmath references, restored at the end of the
+#: module (a module-level assignment leaked into every later test module).
+_mpmath_precision = pytest.fixture(autouse=True, scope="module")(mp_digits(40))
 
 CLAIMS = """
 [[claim]]

@@ -60,6 +60,7 @@ def test_both_kernels_verify_a_dpsgd_certificate_and_refuse_a_false_one():
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 def test_issue_example_under_both_kernels():
     """certdp dpsgd --noise 9.4 --sample-rate 0.32768 --steps 2000 --delta 1e-5: VALID under
     both kernels (mpmath: ~15 s), and with σ = 9 INVALID under both."""

@@ -158,15 +158,11 @@ def test_table_certificate():
 
 def test_shared_checker_dispatch(tmp_path, docs):
     """``certdp verify`` (certdp.certificates.checker) dispatches adp_not_prdp here."""
-    checker = pytest.importorskip("certdp.certificates.checker")
+    from certdp.certificates import checker  # a broken checker must fail here, not skip
+
     path = tmp_path / "c.json"
     path.write_text(json.dumps(docs["seed"]))
-    try:
-        res = checker.verify(str(path))
-    except Exception as err:  # noqa: BLE001
-        if "spec string" in str(err):
-            pytest.skip("shared schema still requires a spec-string mechanism (explicit tables not yet accepted)")
-        raise
+    res = checker.verify(str(path))
     assert res.valid and res.failed_step is None
     bad = copy.deepcopy(docs["seed"])
     bad["mechanism"]["n"] += 1

@@ -21,6 +21,7 @@ from certdp.certificates.schema import MalformedCertificate
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import to_ball, working_precision
 from tests.refs import mpq
+from required import required
 
 
 def mp_binomial(k: int, q, ell, eps) -> mpmath.mpf:
@@ -228,7 +229,7 @@ def test_audit_certifies_every_decided_claim_it_can(tmp_path):
 
 
 def test_schema(table2):
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = required("jsonschema")
     import pathlib
 
     schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "certificate.schema.json").read_text())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from certdp.cli import main
+from required import required
 
 READERS = [
     lambda f: ["audit", f],
@@ -67,7 +68,7 @@ def test_prdp_table_fields_of_the_wrong_type(extra, tmp_path, capsys):
 
 
 def test_plot_points_are_bounded(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    required("matplotlib")
     assert main(["plot", "profile", "laplace(scale=1)", "-o", str(tmp_path / "p.png"), "--points", "1000000"]) == 2
     assert "--points must be an integer in [1, 10000]" in capsys.readouterr().err
 

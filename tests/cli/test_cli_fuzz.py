@@ -159,10 +159,13 @@ def test_every_subcommand_ends_cleanly(argv, capsys):
 @settings(max_examples=2000, deadline=None, suppress_health_check=_HEALTH)
 @given(argv=argvs())
 def test_every_subcommand_ends_cleanly_random(argv, capsys):
-    _drive(argv, capsys)
+    _drive(argv, capsys, SECONDS)
 
 
-def _drive(argv: list[str], capsys) -> None:
+def _drive(argv: list[str], capsys, limit: float | None = None) -> None:
+    """Run the CLI under a budget of SECONDS/2: it ends cleanly (exit 0, 1 or 2, no
+    traceback).  The wall-clock check (``limit``) only runs under -m slow: on a loaded
+    machine a case may legitimately take longer than its budget says."""
     capsys.readouterr()  # the fixture is shared by the examples: start clean
     start = time.monotonic()
     with budget(SECONDS / 2):
@@ -174,4 +177,4 @@ def _drive(argv: list[str], capsys) -> None:
     err = capsys.readouterr().err
     assert rc in (0, 1, 2), (argv, rc)
     assert "Traceback" not in err
-    assert elapsed < SECONDS, (argv, elapsed)
+    assert limit is None or elapsed < limit, (argv, elapsed)

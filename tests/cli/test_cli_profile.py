@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from fractions import Fraction
 
@@ -116,8 +115,15 @@ def test_mechanisms_listing(capsys):
 
 
 def test_console_script_subprocess():
-    exe = shutil.which("certdp")
-    assert exe is not None
+    """The installed `certdp` console script, found next to the running interpreter
+    (where pip puts it; the venv's bin directory need not be on PATH)."""
+    import os
+    import sys
+
+    bindir = os.path.dirname(sys.executable)
+    candidates = [os.path.join(bindir, name) for name in ("certdp", "certdp.exe")]
+    exe = next((c for c in candidates if os.path.isfile(c)), None)
+    assert exe is not None, f"no certdp console script next to {sys.executable}: python -m pip install -e '.[test]'"
     res = subprocess.run(
         [exe, "profile", "randomized_response(p=3/4)", "--eps", "0", "--json"],
         capture_output=True, text=True, timeout=120,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from certdp.cli import main
+from required import required
 
 
 def test_certificate_in_missing_directory(tmp_path, capsys):
@@ -26,7 +27,7 @@ def test_plot_rejects_unknown_file_type_before_computing(tmp_path, capsys):
 def test_plot_bands_enclose_the_closed_form(tmp_path, monkeypatch):
     """The plotted band of the Laplace profile contains the closed form
     δ(ε) = 1 − e^{(ε−1)/2} (scale 1, sensitivity 1, ε ∈ [0, 1]) at every grid point."""
-    pytest.importorskip("matplotlib")
+    required("matplotlib")
     import matplotlib.axes
     import mpmath
 

@@ -4,11 +4,11 @@ import json
 from fractions import Fraction
 
 import mpmath
-import pytest
 
 from certdp.cli import main
+from required import required
 
-pytest.importorskip("matplotlib")
+required("matplotlib")
 
 
 def test_profile_band_contains_the_laplace_profile(tmp_path, capsys):

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from certdp.cli import main
+from required import required
 
 
 @pytest.mark.parametrize("spec", ["compose(pure_dp(eps=1/5), k=20)", "gaussian(sigma=2)",
                                   'compose(profile("Max(1 - exp(eps/2 - 1), 0)"), k=2)'])
 def test_plot_tradeoff_renders_a_png(spec, tmp_path, capsys, monkeypatch):
-    pytest.importorskip("matplotlib")
+    required("matplotlib")
     import matplotlib.axes
 
     bands = []
@@ -34,7 +35,7 @@ def test_plot_tradeoff_renders_a_png(spec, tmp_path, capsys, monkeypatch):
 
 
 def test_plot_tradeoff_reference_mu(tmp_path):
-    pytest.importorskip("matplotlib")
+    required("matplotlib")
     assert main(["plot", "tradeoff", "laplace(scale=1)", "-o", str(tmp_path / "f.svg"), "--points", "5",
                  "--mu", "1/2,1"]) == 0
     assert (tmp_path / "f.svg").read_text().startswith("<?xml")

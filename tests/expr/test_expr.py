@@ -147,12 +147,19 @@ def test_parse_rejects_non_string():
 # ---------------------------------------------------------------------------
 
 
-def _contains(ball: arb, value, rel: float = 1e-40) -> bool:
-    """ball ∋ value up to mpmath's own error (value has >= 50 correct digits)."""
+def _contains(ball: arb, value, rel: float = 1e-40, *, vacuous_ok: bool = False) -> bool:
+    """ball ∋ value up to mpmath's own error (value has >= 50 correct digits).
+
+    A non-finite ball (NaN, or infinite radius) fails: arb's NaN "contains"
+    everything, so an evaluator returning NaN would pass any containment
+    check.  Only where the caller says a vacuous answer is legitimate
+    (``vacuous_ok``: an interval argument on which the expression may be
+    undefined somewhere, or a precision too low to enclose it) does it pass,
+    as the claim-nothing answer it is."""
     if value is None:
         return not ball.is_finite()
     if not ball.is_finite():
-        return True  # a non-finite ball claims nothing (NaN contains everything)
+        return vacuous_ok
     with mpmath.workdps(90):
         slack = abs(value) * mpmath.mpf(rel) + mpmath.mpf(10) ** -60
         lo = arb(mpmath.nstr(value - slack, 80))
@@ -331,9 +338,11 @@ def test_interval_soundness_random(expr, a, w, ts, prec):
     for t, pb in zip(ts + [0, 1], point_balls + [None, None]):
         x = a + t * w
         truth = mp_value(expr, x)
-        assert _contains(ball, truth), (expr, a, b, x, ball, truth)
+        # a random expression may be undefined somewhere on [a, b] (1/eps on [0, 1]) or not
+        # enclosable at 20 bits (sqrt(exp(eps) - E) at eps = 1): NaN is the honest answer there
+        assert _contains(ball, truth, vacuous_ok=True), (expr, a, b, x, ball, truth)
         if pb is not None:
-            assert _contains(pb, truth), (expr, x, pb, truth)
+            assert _contains(pb, truth, vacuous_ok=True), (expr, x, pb, truth)
 
 
 # ---------------------------------------------------------------------------
@@ -500,8 +509,10 @@ def test_validate_rejects_bad_input():
         validate_profile(LAPLACE, eps_max=0)
 
 
+@pytest.mark.slow
 def test_compile_speed_reported():
-    """Not a benchmark gate: the closures must at least beat 2000 calls/s."""
+    """Not a benchmark gate: the closures must at least beat 2000 calls/s
+    (a throughput floor: slow-marked, it flakes on a loaded machine)."""
     import time
 
     for text in (LAPLACE, GDP):

@@ -16,6 +16,7 @@ from certdp.certificates.checker import check
 from certdp.cli import main
 from certdp.errors import InputError
 from certdp.mechanisms.spec import parse_spec
+from refs import subsampled_gaussian_delta, with_laplace_delta
 
 MIX = "compose_all(compose(subsample(gaussian(sigma=1), rate=1/10), k=10), laplace(scale=1))"
 
@@ -76,12 +77,33 @@ def test_pure_dp_mix_contains_the_enumerated_truth():
     assert lo <= truth <= hi and hi - lo <= truth * mpmath.mpf(10) ** -6
 
 
+#: a mixed composition whose profile has an independent closed form plus one quadrature
+#: (tests/refs.py: subsampled Gaussian pair conditioned on the Laplace loss)
+MIX1 = "compose_all(subsample(gaussian(sigma=1), rate=1/10), laplace(scale=1))"
+
+
+def _mix1_delta(eps) -> mpmath.mpf:
+    """δ(ε) of MIX1: the worse of the remove and add relations (Laplace is symmetric)."""
+    return max(with_laplace_delta(lambda s: subsampled_gaussian_delta(s, "1/10", 1, rel), eps)
+               for rel in ("remove", "add"))
+
+
 def test_profile_measure_and_tradeoff_reach_a_mixed_composition():
-    m = parse_spec(MIX)
+    m = parse_spec(MIX1)
     d = delta_of(m, 1).enclosure
     e = eps_of(m, Fraction(1, 10**5)).enclosure
-    # the same composition through `certdp account` (the same engine, reached another way)
-    assert float(d.lo) > 0.0816 and float(d.hi) < 0.0817 and 3.69 < float(e.lo) <= float(e.hi) < 3.70
+    with mpmath.workdps(30):
+        truth_d = _mix1_delta(1)  # 0.0205096527773717...
+        # ε(1e-5): the add relation's loss is at most −log(9/10) + 1 < 2, so above 2 only remove counts
+        truth_e = mpmath.findroot(lambda x: _mix1_delta(x) - mpmath.mpf(10) ** -5, 2.5)  # 2.5511075816890...
+        assert _mix1_delta(2) > mpmath.mpf(10) ** -5
+        lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (d.lo_exact, d.hi_exact))
+        assert lo <= truth_d <= hi and hi - lo <= truth_d * mpmath.mpf(10) ** -4
+        lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (e.lo_exact, e.hi_exact))
+        assert lo <= truth_e <= hi and hi - lo <= mpmath.mpf(10) ** -4
+    # MIX adds nine more subsampled Gaussian steps: composing more can only raise δ
+    # (the marginal of a product is a post-processing), so MIX's δ(1) is at least MIX1's
+    assert parse_spec(MIX) and delta_of(parse_spec(MIX), 1).enclosure.hi_exact >= Fraction(mpmath.nstr(truth_d, 20))
     f = tradeoff_of(m, Fraction(1, 10)).enclosure
     # an (ε, δ)-DP mechanism has f(α) >= 1 − δ(ε) − e^ε α for every ε (Dong, Roth & Su 2022,
     # Prop. 2.4, the f-DP form of (ε, δ)-DP): the trade-off route must respect the profile route

@@ -12,7 +12,11 @@ from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import working_precision
 from certdp.numerics.enclosure import Enclosure
 
-mpmath.mp.dps = 50
+from refs import mp_digits  # noqa: E402
+
+#: 50 digits for this module's mpmath references, restored at the end of the
+#: module (a module-level assignment leaked into every later test module).
+_mpmath_precision = pytest.fixture(autouse=True, scope="module")(mp_digits(50))
 
 
 def _loss_law(sigma, d, span=80):
