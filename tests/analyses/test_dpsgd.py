@@ -106,10 +106,13 @@ def test_seed002_exp3_k1500():
 @pytest.mark.slow
 @pytest.mark.soundness
 def test_seed003_section5_mu():
-    # seed 003 §5: σ = 9.4, q = 2^14/50000, T = 2000 is "μ = 1.57-GDP with regret ≈ 1e-3"
+    # Gomez et al. 2025 §5: σ = 9.4, q = 2^14/50000, T = 2000 is "μ = 1.57-GDP with regret ≈ 1e-3",
+    # and Table 2 (App. F): the regret of reporting GDP for De et al.'s runs is "less than 10^-3".
+    # "≈ 1e-3" is an order of magnitude, not a window: certdp certifies [0.000669, 0.000692]
     r = dpsgd("9.4", "16384/50000", 2000, delta="1e-5", mu=True, residual="1e-6")
     assert r.mu.lo > arb("1.56") and r.mu.hi < arb("1.575")
-    assert r.regret.lo > arb("0.0009") and r.regret.hi < arb("0.0012")
+    assert r.regret.lo > arb("0.0003") and r.regret.hi < arb("0.001")
+    assert r.regret.hi - r.regret.lo < arb("0.0001")
     assert r.eps.contains("7.4244")  # dp_accounting's value (uncertified) as a sanity check
 
 
