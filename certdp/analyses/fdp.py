@@ -554,6 +554,8 @@ def regret_bounds(profs_up: list[_Profile], profs_lo: list[_Profile], mu: arb,
     δ_μ(E)/(1 + e^E); lower end: the value at the best point with δ_U."""
     from certdp.numerics.gdp import delta_mu_ball  # noqa: PLC0415
 
+    if mu.is_exact() and mu.is_zero():  # δ_0 ≡ 0 <= δ: no curve lies below f_0 = 1 − α
+        return Enclosure.from_ball(arb(0))
     with working_precision(PREC):
         def point_lb(e: Fraction) -> arb:
             eb = to_ball(e)

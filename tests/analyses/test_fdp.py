@@ -112,3 +112,12 @@ def test_subsampled_report_orders_mu_below_strict_tail():
     assert r.mu.hi < r.strict_mu_at_least.lo
     assert r.mu.lo <= r.mu.hi
     assert r.settings["residual"] == "1/10000000000" and r.residual.contains(Fraction(1, 10**10))
+
+
+def test_a_mechanism_with_zero_privacy_loss_measures_mu_zero():
+    # randomized response with p = 1/2 outputs a fair coin: δ ≡ 0, so μ = 0 exactly and the
+    # regret against f_0 = 1 − α is 0 (the regret used to evaluate δ_μ at μ = 0: "ball nan")
+    import certdp
+
+    ans = certdp.gdp("compose(randomized_response(p=1/2), k=3)")
+    assert ans.mu.hi == 0 and ans.mu.lo == 0
