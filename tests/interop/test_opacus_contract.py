@@ -132,6 +132,9 @@ def test_the_optimizer_hook_records_steps(cls):
     assert isinstance(eps, float) and eps == direct.upper_float() and eps >= direct.hi
     # opacus' keyword arguments are accepted
     assert acc.get_epsilon(delta=1e-5, poisson=True) == eps
+    # gradient accumulation over 2 virtual steps: one step at twice the rate, a new history entry
+    hook(SimpleNamespace(noise_multiplier=1.1, accumulated_iterations=2))
+    assert acc.history[1] == (Fraction(1.1), 2 * Fraction(1 / 235), 1) and len(acc) == 2
 
 
 def test_get_noise_multiplier_by_name_is_certified(cls):
