@@ -77,12 +77,18 @@ def identify(target: Any, *, validate: bool = True) -> Any:
     return _identify(target, validate=validate)
 
 
-def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps: object = None, **options: Any) -> Any:
+def dpsgd(noise: object, rate: object = None, steps: int | None = None, *, delta: object = None,
+          eps: object = None, epochs: object = None, batch_size: object = None, dataset_size: object = None,
+          **options: Any) -> Any:
     """Certified (ε, δ) of DP-SGD (Poisson-subsampled Gaussian, ``steps`` steps),
-    as ``certdp dpsgd`` computes it."""
+    as ``certdp dpsgd`` computes it.  In practitioners' terms, ``batch_size`` B and
+    ``dataset_size`` N replace ``rate`` (q = B/N exactly) and ``epochs`` E replaces
+    ``steps`` (T = ⌈E/q⌉, rounded up; ``.schedule["steps_rule"]`` states it), e.g.
+    ``dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000, delta="1e-5")``."""
     from certdp.analyses.accountants.dpsgd import dpsgd as _dpsgd  # noqa: PLC0415
 
-    return _dpsgd(noise, rate, steps, delta=delta, eps=eps, **options)
+    return _dpsgd(noise, rate, steps, delta=delta, eps=eps, epochs=epochs, batch_size=batch_size,
+                  dataset_size=dataset_size, **options)
 
 
 def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: object = Fraction(1, 1000),

@@ -1,6 +1,13 @@
 """``certdp dpsgd``: certified privacy of DP-SGD (Poisson-subsampled Gaussian).
 
     certdp dpsgd --noise 9.4 --sample-rate 0.32768 --steps 2000 --delta 1e-5 [--mu] [--json]
+    certdp dpsgd --noise 1.1 --epochs 60 --batch-size 256 --dataset-size 60000 --delta 1e-5
+
+In practitioners' terms: --batch-size B --dataset-size N give q = B/N exactly
+(Poisson sampling, expected batch size B), and --epochs E gives T = ⌈E/q⌉
+(= ⌈E·N/B⌉, rounded up so the answer covers the fractional step; the output
+states the rule).  opacus' make_private with Poisson sampling runs ⌈N/B⌉ steps
+per epoch at q = 1/⌈N/B⌉: for exactly that run give --sample-rate and --steps.
 
 Prints a certified enclosure of ε (for --delta) or δ (for --eps), computed by
 the certified PLD accountant; with --mu also the certified GDP report:
@@ -26,8 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--noise", required=True, help="noise multiplier σ (exact, e.g. 9.4)")
-    p.add_argument("--sample-rate", required=True, help="Poisson sampling rate q in (0, 1]")
-    p.add_argument("--steps", required=True, help="number of steps T (positive integer)")
+    p.add_argument("--sample-rate", help="Poisson sampling rate q in (0, 1] (or --batch-size with --dataset-size)")
+    p.add_argument("--steps", help="number of steps T (positive integer; or --epochs)")
+    p.add_argument("--epochs", metavar="E", help="number of epochs (exact, > 0): T = ⌈E/q⌉ steps")
+    p.add_argument("--batch-size", metavar="B", help="expected batch size (positive integer): q = B/N")
+    p.add_argument("--dataset-size", metavar="N", help="number of examples (positive integer): q = B/N")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="target δ: report the certified ε")
     g.add_argument("--eps", help="target ε: report the certified δ")
@@ -54,7 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_run)
 
 
-def _steps(text: str) -> int:
+def _steps(text: str | None) -> int | None:
+    if text is None:
+        return None
     try:
         v = int(text)
     except ValueError:
@@ -68,6 +80,7 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.analyses.accountants.dpsgd import dpsgd  # noqa: PLC0415
 
     res = dpsgd(args.noise, args.sample_rate, _steps(args.steps), delta=args.delta, eps=args.eps,
+                epochs=args.epochs, batch_size=args.batch_size, dataset_size=args.dataset_size,
                 mu=args.mu, h=args.grid, residual=args.residual, regret=not args.no_regret,
                 two_sided=not args.upper_only, width=args.width)
 
@@ -79,7 +92,13 @@ def _run(args: argparse.Namespace) -> int:
     def human() -> str:
         how = (f"certified PLD accountant, h = {res.settings['h']}" if "h" in res.settings
                else f"exact route — {res.settings['route']}")
-        lines = [f"DP-SGD: σ = {args.noise}, q = {args.sample_rate}, T = {res.steps} ({how}, {res.seconds:.2f} s)"]
+        sched = res.schedule or {}
+        q_text = (f"B/N = {sched['batch_size']}/{sched['dataset_size']}" if "batch_size" in sched
+                  else args.sample_rate)
+        lines = [f"DP-SGD: σ = {args.noise}, q = {q_text}, T = {res.steps} "
+                 f"({how}, {res.seconds:.2f} s)"]
+        if "steps_rule" in sched:
+            lines.append(f"  {sched['epochs']} epochs: {sched['steps_rule']}")
         if res.eps is not None:
             lines.append(f"  at δ = {args.delta}: ε ∈ {res.eps}")
         if res.delta is not None:
@@ -120,5 +139,8 @@ def _run(args: argparse.Namespace) -> int:
             lines.append(f"certificate written to {args.certificate}")
         return "\n".join(lines)
 
-    emit(args, human, res.to_json())
+    data = res.to_json()
+    # the inputs answered, as given (a closed-form target such as exp(-12) stays text)
+    data["target"] = {"delta": args.delta} if args.delta is not None else {"eps": args.eps}
+    emit(args, human, data)
     return EXIT_OK

@@ -87,7 +87,9 @@ def test_state_round_trip_and_bad_state():
     acc.step(noise_multiplier="1.3", sample_rate="1/256")
     acc.step(noise_multiplier=0.7, sample_rate=0.1)
     state = acc.state_dict()
-    assert state["mechanism"] == "certdp-pld" and state["history"][0] == ["13/10", "1/256", 2]
+    # opacus' shape (a list of (noise, rate, steps) tuples): floats where exact, else exact strings
+    assert state["mechanism"] == "certdp-pld" and state["history"][0] == ("13/10", 0.00390625, 2)
+    assert state["history"][1] == (0.7, 0.1, 1)
     again = StepAccountant()
     again.load_state_dict(state)
     assert again.history == acc.history

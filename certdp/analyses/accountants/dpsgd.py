@@ -19,8 +19,10 @@ catalog proves monotonicity, as for these three) is
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
+import operator
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -56,11 +58,14 @@ class DPSGDResult:
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
     target: Fraction | None = None  # the given δ (eps answered) or ε (delta answered)
+    schedule: dict | None = None  # the practitioner's inputs (epochs, batch size, ...) and the rule: schedule()
 
     def to_json(self) -> dict:
         out: dict = {
             "noise": str(self.noise), "sample_rate": str(self.rate), "steps": self.steps,
         }
+        if self.schedule is not None:
+            out["schedule"] = dict(self.schedule)
         for key in ("eps", "delta", "mu", "residual", "strict_mu_at_least", "regret", "advantage"):
             v = getattr(self, key)
             if v is not None:
@@ -76,6 +81,82 @@ def strict_mu_lower(noise: object, steps: int) -> Enclosure:
         return Enclosure.from_ball((arb(steps) / (arb(s.numerator) / s.denominator) ** 2).sqrt())
 
 
+def _positive_int(value: object, name: str) -> int:
+    """A positive integer from an int (or an integer-like scalar) or a decimal integer string."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        v = int(text) if text.isdigit() else 0
+    else:
+        try:
+            v = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            v = 0
+    if v < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    return v
+
+
+def schedule(*, rate: object = None, steps: object = None, epochs: object = None, batch_size: object = None,
+             dataset_size: object = None) -> tuple[Fraction, int, dict | None]:
+    """(q, T, what was given) from a practitioner's description of a DP-SGD run.
+
+    The sampling rate is given once: ``rate`` = q, or ``batch_size`` B and
+    ``dataset_size`` N, which give q = B/N exactly (Poisson sampling with expected batch
+    size B).  The length is given once: ``steps`` = T, or ``epochs`` E (an exact
+    positive number), which gives
+
+        T = ⌈E/q⌉   (= ⌈E·N/B⌉: the fewest steps whose expected number of examples
+                     seen, T·q·N, reaches E passes over the data)
+
+    rounded up, so the certified answer covers the run however the fractional step is
+    taken (opacus' ``get_noise_multiplier`` truncates: ``steps = int(epochs /
+    sample_rate)``; its ``make_private`` with Poisson sampling uses q = 1/⌈N/B⌉ and
+    ⌈N/B⌉ steps per epoch — for those give ``rate`` and ``steps`` explicitly).
+    Conflicting or incomplete combinations raise :class:`InputError`.  The third value
+    is None for plain (rate, steps), else the inputs and the rule as strings (echoed
+    in the result's ``to_json()``)."""
+    from certdp.mechanisms.format import format_number  # noqa: PLC0415
+
+    if (batch_size is None) != (dataset_size is None):
+        raise InputError("give --batch-size and --dataset-size together (q = B/N)")
+    by_batch = batch_size is not None
+    if by_batch and rate is not None:
+        raise InputError("give the sampling rate once: --sample-rate Q, or --batch-size B with --dataset-size N")
+    if rate is None and not by_batch:
+        raise InputError("give the sampling rate: --sample-rate Q, or --batch-size B with --dataset-size N")
+    if (steps is None) == (epochs is None):
+        raise InputError("give the run's length once: --steps T or --epochs E")
+    if by_batch:
+        B, N = _positive_int(batch_size, "batch size"), _positive_int(dataset_size, "dataset size")
+        if B > N:
+            raise InputError(f"batch size {B} exceeds dataset size {N} (q = B/N must be <= 1)")
+        q = Fraction(B, N)
+    else:
+        q = exact(rate, "sample rate")
+        if not 0 < q <= 1:
+            raise InputError(f"sample rate must satisfy 0 < q <= 1, got {rate!r}")
+    if epochs is None:
+        T = _positive_int(steps, "steps")
+        if not by_batch:
+            return q, T, None
+        return q, T, {"batch_size": B, "dataset_size": N, "sample_rate_rule": "q = B/N"}
+    E = exact(epochs, "epochs")
+    if E <= 0:
+        raise InputError(f"epochs must be > 0, got {epochs!r}")
+    exact_steps = E / q
+    T = -(-exact_steps.numerator // exact_steps.denominator)
+    formula = "E·N/B" if by_batch else "E/q"
+    rule = (f"T = {formula} = {T}" if exact_steps == T
+            else f"T = ⌈{formula}⌉ = ⌈{format_number(exact_steps)}⌉ = {T} (rounded up)")
+    out: dict = {"epochs": format_number(E)}
+    if by_batch:
+        out.update(batch_size=B, dataset_size=N, sample_rate_rule="q = B/N")
+    out["steps_rule"] = rule
+    return q, T, out
+
+
 def _check(noise: object, rate: object, steps: object) -> tuple[Fraction, Fraction, int]:
     s = exact(noise, "noise")
     q = exact(rate, "sample rate")
@@ -88,7 +169,8 @@ def _check(noise: object, rate: object, steps: object) -> tuple[Fraction, Fracti
     return s, q, steps
 
 
-def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps: object = None,
+def dpsgd(noise: object, rate: object = None, steps: int | None = None, *, delta: object = None,
+          eps: object = None, epochs: object = None, batch_size: object = None, dataset_size: object = None,
           mu: bool = False, h: object = DEFAULT_H, tau: object = Fraction(1, 10**14),
           residual: object = Fraction(1, 10**10), regret: bool = True,
           two_sided: bool = True, width: object = None) -> DPSGDResult:
@@ -108,7 +190,20 @@ def dpsgd(noise: object, rate: object, steps: int, *, delta: object = None, eps:
     the default grid's time.  The upper end is certified; its distance to the truth
     is a guide only (there is no lower end to measure it), stated as
     ``settings["upper_accuracy_guide"]``.
+
+    In practitioners' terms: ``epochs`` for ``steps`` and ``batch_size``/``dataset_size``
+    for ``rate`` (q = B/N, T = ⌈E·N/B⌉; :func:`schedule` states the rule, and
+    ``.schedule`` / ``to_json()["schedule"]`` echo it).
     """
+    q0, T0, sched = schedule(rate=rate, steps=steps, epochs=epochs, batch_size=batch_size,
+                             dataset_size=dataset_size)
+    res = _dpsgd(noise, q0, T0, delta=delta, eps=eps, mu=mu, h=h, tau=tau, residual=residual, regret=regret,
+                 two_sided=two_sided, width=width)
+    return res if sched is None else dataclasses.replace(res, schedule=sched)
+
+
+def _dpsgd(noise: object, rate: object, steps: int, *, delta: object, eps: object, mu: bool, h: object,
+           tau: object, residual: object, regret: bool, two_sided: bool, width: object) -> DPSGDResult:
     s, q, T = _check(noise, rate, steps)
     if (delta is None) == (eps is None):
         raise InputError("give exactly one of delta= or eps=")
