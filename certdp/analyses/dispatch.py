@@ -74,6 +74,17 @@ def _phi_is_exact(mechs: list[Mechanism]) -> bool:
     return all(phi.supports(m) and isinstance(phi.to_pair(m), (*FINITE_TYPES, GaussianPair)) for m in mechs)
 
 
+def _phi_fits(items: list[tuple[Mechanism, int]]) -> bool:
+    """Is the φ accountant's exact route within its work limits for ``items`` (else the PLD
+    engine keeps the composition: e.g. 1000 steps of a three-atom pair, 501,501 atoms)?"""
+    from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415
+
+    acc = PhiAccountant()
+    for m, k in items:
+        acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
+    return acc.fits()
+
+
 def _flatten(mech: Mechanism, k: int) -> tuple[Mechanism, int]:
     """compose(M, j) with k copies is M with j·k copies; subsample(M, rate=1) is M."""
     from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
@@ -126,7 +137,7 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     pld: PLDAccountant | None = None
     if not bad and not gaussian:
         pld = PLDAccountant().compose_all(items)  # type: ignore[assignment]
-        if not pld.exact_grid and _phi_is_exact(mechs):
+        if not pld.exact_grid and _phi_is_exact(mechs) and _phi_fits(items):
             pld = None
         elif refine:
             pld = PLDAccountant(h=pld.h / 2**refine).compose_all(items)  # type: ignore[assignment]

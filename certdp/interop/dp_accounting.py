@@ -216,8 +216,9 @@ class _Walk:
         """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with
         probability 1 − p + p/k, each other with p/k.  For k = 2 its pair on neighbours x ≠ x'
         is exactly certdp's binary ``randomized_response(p=1 − p/2)`` ((1 − p/2, p/2) against
-        (p/2, 1 − p/2)); k = 1 releases nothing; p = 0 is not private.  For k >= 3 the pair has
-        a third, zero-loss atom of mass (k − 2)p/k that no catalog mechanism has: refused."""
+        (p/2, 1 − p/2)); for k >= 3 it is ``randomized_response_k(p=1 − p + p/k, k=k)`` (the
+        same pair plus a zero-loss atom of mass (k − 2)p/k); k = 1 releases nothing; p = 0 is
+        not private."""
         if self.relation is not Relation.REPLACE_ONE:
             raise UnsupportedEventError(
                 "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only: "
@@ -231,12 +232,10 @@ class _Walk:
             return None
         if p == 0:
             return _NON_PRIVATE
-        if k != 2:
-            raise UnsupportedEventError(
-                f"RandomizedResponseDpEvent with {k} buckets is not supported: its replace-one pair has a "
-                "zero-loss atom that no certdp catalog mechanism has (only num_buckets=2 maps exactly, "
-                "to randomized_response)")
-        return self._checked(f"randomized_response(p={fraction_to_str(1 - p / 2)})", event)
+        truth = 1 - p + p / k
+        if k == 2:
+            return self._checked(f"randomized_response(p={fraction_to_str(truth)})", event)
+        return self._checked(f"randomized_response_k(p={fraction_to_str(truth)}, k={k})", event)
 
     @staticmethod
     def _checked(spec: str, event: Any) -> str:

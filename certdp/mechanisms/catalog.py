@@ -12,6 +12,7 @@ from certdp.mechanisms.basic import (
     Laplace,
     PureDP,
     RandomizedResponse,
+    RandomizedResponseK,
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.user import Profile
@@ -34,6 +35,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         Profile,
         DiscreteLaplace,
         DiscreteGaussian,
+        RandomizedResponseK,
         "tradeoff",
         "sgd",
         "icea",
