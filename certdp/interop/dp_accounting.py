@@ -175,16 +175,20 @@ class _Walk:
             return None
         if name == "RandomizedResponseDpEvent":
             return self._randomized_response(event)
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
-            raise UnsupportedEventError(
-                f"{name} under REPLACE_ONE is not supported: certdp maps only RandomizedResponseDpEvent "
-                "with 2 buckets exactly to its replace-one pair (use ADD_OR_REMOVE_ONE for this event)")
         if name in ("GaussianDpEvent", "LaplaceDpEvent"):
             noise = _fraction(event.noise_multiplier, f"{name}.noise_multiplier")
             if noise == 0:  # dp_accounting: not private
                 return _NON_PRIVATE
             kind, arg = ("gaussian", "sigma") if name == "GaussianDpEvent" else ("laplace", "scale")
-            return self._checked(f"{kind}({arg}={fraction_to_str(noise)})", event)
+            # dp_event.py: each value has norm <= C and noise_multiplier = s/C, so replacing one
+            # value moves the sum by up to 2C: sensitivity 2 (dp_accounting's PLDAccountant for
+            # the Gaussian; its RdpAccountant uses 1, optimistic by the event's own definition)
+            sens = "" if self.relation is Relation.ADD_OR_REMOVE_ONE else ", sensitivity=2"
+            return self._checked(f"{kind}({arg}={fraction_to_str(noise)}{sens})", event)
+        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+            raise UnsupportedEventError(
+                f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
+                "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
         if name == "PoissonSampledDpEvent":
             return self._poisson(event)
         raise UnsupportedEventError(f"{name} is not supported by certdp")
