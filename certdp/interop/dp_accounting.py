@@ -175,6 +175,8 @@ class _Walk:
             return None
         if name == "RandomizedResponseDpEvent":
             return self._randomized_response(event)
+        if name == "ZCDpEvent":
+            return self._zcdp(event)
         if name in ("GaussianDpEvent", "LaplaceDpEvent"):
             noise = _fraction(event.noise_multiplier, f"{name}.noise_multiplier")
             if noise == 0:  # dp_accounting: not private
@@ -240,6 +242,21 @@ class _Walk:
         if k == 2:
             return self._checked(f"randomized_response(p={fraction_to_str(truth)})", event)
         return self._checked(f"randomized_response_k(p={fraction_to_str(truth)}, k={k})", event)
+
+    def _zcdp(self, event: Any) -> str | None:
+        """``zcdp(rho=ρ)``: an upper-bound profile (Canonne, Kamath & Steinke 2020 Prop 12),
+        under either relation (the guarantee is stated for the relation in use); ρ = 0 releases
+        nothing.  (ξ, ρ)-zCDP with ξ > 0 is refused."""
+        rho = _fraction(event.rho, "ZCDpEvent.rho")
+        xi = _fraction(getattr(event, "xi", 0), "ZCDpEvent.xi")
+        if rho < 0 or xi < 0:
+            raise UnsupportedEventError(f"ZCDpEvent needs rho >= 0 and xi >= 0, got {event.rho!r}, {xi}")
+        if xi != 0:
+            raise UnsupportedEventError("ZCDpEvent with xi > 0 ((xi, rho)-zCDP) is not supported: certdp converts "
+                                        "rho-zCDP (xi = 0) only")
+        if rho == 0:
+            return None
+        return self._checked(f"zcdp(rho={fraction_to_str(rho)})", event)
 
     @staticmethod
     def _checked(spec: str, event: Any) -> str:

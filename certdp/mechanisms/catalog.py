@@ -16,6 +16,7 @@ from certdp.mechanisms.basic import (
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.user import Profile
+from certdp.mechanisms.zcdp import ZCDP
 
 #: Every mechanism the spec grammar knows, by spec name (listing order).
 CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias (a factory)
@@ -36,6 +37,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         DiscreteLaplace,
         DiscreteGaussian,
         RandomizedResponseK,
+        ZCDP,
         "tradeoff",
         "sgd",
         "icea",
