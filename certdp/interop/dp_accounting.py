@@ -25,31 +25,41 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
                                   directions, add and remove, in the engine)
 ``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
 ``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
+``ZCDpEvent(ρ)``                  ``zcdp(rho=ρ)``: an UPPER bound (Canonne, Kamath &
+                                  Steinke 2020 Prop 12); parts add up to one ρ
 ``NoOpDpEvent``                   nothing
 ================================  ==============================================
 
 Under ``REPLACE_ONE`` (``CertifiedAccountant(NeighboringRelation.REPLACE_ONE)``),
-only events whose replace-one pair is mapped exactly, and their compositions:
+events whose replace-one pair is mapped exactly, and their compositions:
 
 ==========================================  ====================================
+``GaussianDpEvent(σ)``                      ``gaussian(sigma=σ, sensitivity=2)``
+``LaplaceDpEvent(b)``                       ``laplace(scale=b, sensitivity=2)``
 ``RandomizedResponseDpEvent(p, 2)``         ``randomized_response(p=1 − p/2)``
+``RandomizedResponseDpEvent(p, k)``, k>=3   ``randomized_response_k(p=1 − p + p/k, k=k)``
 ``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
+``ZCDpEvent(ρ)``                            ``zcdp(rho=ρ)`` (upper bound)
 ``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
 ==========================================  ====================================
 
+Sensitivity 2 under replace-one is dp_accounting's own definition (dp_event.py: values of
+norm <= C, noise_multiplier = s/C, so replacing one value moves the sum by up to 2C) and
+the convention of its ``PLDAccountant`` for the Gaussian (which refuses the Laplace there);
+its ``RdpAccountant`` uses sensitivity 1 for both, which that definition makes optimistic.
+
 As in dp_accounting's own accountants, ``NonPrivateDpEvent``, a noise
 multiplier 0 and a randomized response with noise 0 make the accountant answer
-ε = ∞ (δ = 1), and a sampling probability 0 is a no-op.  Everything else raises
+ε = ∞ (δ = 1), and a sampling probability 0 (or ρ = 0) is a no-op.  Everything else raises
 :class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
 a one-line reason: randomized response under add-or-remove-one (dp_accounting
-leaves it undefined) or with k >= 3 buckets (its pair has a zero-loss atom no
-catalog mechanism has), any other event under replace-one (certdp does not yet
-fix what a Gaussian's or Laplace's sensitivity means there), Poisson sampling
-of a composition (one draw shared by several steps has no law in the engine) or
-of randomized response, sampling without replacement or with replacement, tree
-aggregation, truncated subsampled Gaussians, zCDP, discrete Laplace, mixtures
-of Gaussians, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+leaves it undefined), Poisson sampling under replace-one (a mixture against a
+mixture: no pair in the engine), Poisson sampling of a composition (one draw
+shared by several steps has no law in the engine), of randomized response or of
+zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without replacement or with replacement,
+tree aggregation, truncated subsampled Gaussians, discrete Laplace, mixtures of
+Gaussians, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
@@ -127,7 +137,7 @@ def parse_relation(rel: Any) -> Relation:
         if rel == _dpa.NeighboringRelation.REPLACE_ONE:
             return Relation.REPLACE_ONE
     raise UnsupportedEventError(f"neighbouring relation {rel} is not supported "
-                                "(certdp accounts ADD_OR_REMOVE_ONE and, for randomized response, REPLACE_ONE)")
+                                "(certdp accounts ADD_OR_REMOVE_ONE and REPLACE_ONE)")
 
 
 #: one mechanism step that is not private at all (dp_accounting: ε = ∞)
@@ -140,9 +150,9 @@ class _Walk:
     (which composes 0 times) still validates and routes every part.
 
     Under ``Relation.REPLACE_ONE`` only events whose replace-one pair is mapped
-    exactly are accepted (today: randomized response with 2 buckets); under
-    add-or-remove-one, randomized response (which dp_accounting leaves undefined
-    there) is refused."""
+    exactly are accepted (the Gaussian and Laplace at sensitivity 2, randomized
+    response, zCDP); under add-or-remove-one, randomized response (which
+    dp_accounting leaves undefined there) is refused."""
 
     def __init__(self, relation: Relation = Relation.ADD_OR_REMOVE_ONE) -> None:
         self.relation = relation
@@ -350,8 +360,9 @@ class CertifiedAccountant(_Base):
     is 0; ``target_delta`` = 0 is refused (certdp does not compute ε at δ = 0).
 
     ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``;
-    under the latter only 2-bucket randomized response (and compositions of it)
-    is accepted, see the module docstring.
+    under the latter the Gaussian and Laplace (sensitivity 2), k-bucket randomized
+    response and zCDP are accepted, see the module docstring.  A composition with a
+    ``ZCDpEvent`` is an upper bound only: its enclosures have lower end 0.
     """
 
     def __init__(self, neighboring_relation: Any = None) -> None:
@@ -359,7 +370,7 @@ class CertifiedAccountant(_Base):
             raise InputError("CertifiedAccountant needs dp_accounting: pip install 'certdp[interop]' "
                              "(event_to_spec / event_to_specs work without it)")
         rel = neighboring_relation or _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
-        self.relation = parse_relation(rel)  # REPLACE_ONE: randomized response only (see _Walk)
+        self.relation = parse_relation(rel)  # REPLACE_ONE: see _Walk
         super().__init__(rel)
         self.items: list[tuple[str, int]] = []
         self.non_private = False
