@@ -104,7 +104,9 @@ def _merged_zcdp(items: list[tuple[Mechanism, int]]) -> list[tuple[Mechanism, in
 class _ProfileAccountant:
     """The accountant interface (``delta``, ``epsilon``) over one mechanism's own profile:
     a composition that reduces to one upper-bound profile (merged ``zcdp`` parts) is
-    answered from it directly, as [0, upper end]."""
+    answered from it directly, as [0, upper end] (no grid to refine: not narrowed)."""
+
+    two_sided = False
 
     def __init__(self, mech: Mechanism) -> None:
         self.mech = mech

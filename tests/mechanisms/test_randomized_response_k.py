@@ -19,6 +19,7 @@ from certdp.analyses.accountants.pld import supports as pld_supports
 from certdp.analyses.dispatch import composition_accountant, delta_of, eps_of
 from certdp.errors import InputError
 from certdp.mechanisms import delta_enclosure, eps_enclosure, parse_spec
+from certdp.numerics.enclosure import Enclosure
 from refs import in_enclosure, mpq
 
 
@@ -137,3 +138,20 @@ def test_both_accountants_hold_it_and_a_long_composition_takes_the_pld_engine():
     enc = eps_of(parse_spec("compose(randomized_response_k(p=7/10, k=5), k=1000)"), Fraction(1, 10**5)).enclosure
     assert 1396 < enc.lower_float() <= enc.upper_float() < 2234
     assert enc.width <= 1e-3 * enc.upper_float(), enc
+
+
+@pytest.mark.parametrize("p, k", [(Fraction(7, 10), 5), (Fraction(1, 10), 3), (Fraction(5, 8), 4)])
+def test_rdp_curve_against_the_definition(p, k):
+    """certdp's RDP accountant: ρ(α) = log Σ_y P(y)^α Q(y)^{1−α}/(α − 1) over the k outputs
+    (mpmath, both orders of the pair give the same sum)."""
+    from certdp.analyses.accountants.rdp import RDPAccountant
+
+    acc = RDPAccountant().compose(parse_spec(f"randomized_response_k(p={p}, k={k})"), 3)
+    for a in (Fraction(3, 2), Fraction(2), Fraction(10), Fraction(64)):
+        with mpmath.workdps(50):
+            P, Q = _laws(p, k)
+            al = mpq(a)
+            truth = 3 * mpmath.log(mpmath.fsum(x**al * y ** (1 - al) for x, y in zip(P, Q))) / (al - 1)
+        enc = Enclosure.from_ball(acc.rdp(a))
+        assert in_enclosure(enc, truth), (enc, truth)
+        assert enc.width <= 1e-30 * float(truth), enc

@@ -96,3 +96,16 @@ def test_compositions_of_zcdp_add_up():
 def test_parameters_are_checked(bad):
     with pytest.raises(InputError):
         parse_spec(bad)
+
+
+def test_the_rdp_accountant_holds_zcdp_as_its_curve():
+    """ρ(α) = αρ: the RDP route's ε is the same conversion on an order grid, so it is at or
+    above the directly searched order's, and close (1e-3)."""
+    from certdp.analyses.accountants.rdp import RDPAccountant
+
+    acc = RDPAccountant().compose(parse_spec("zcdp(rho=1/2)"), 2)
+    assert float(acc.rdp(Fraction(3)).mid()) == 3.0
+    rdp_hi = acc.epsilon_bound(Fraction(1, 10**5)).enclosure.upper_float()
+    direct = eps_of(parse_spec("zcdp(rho=1)"), Fraction(1, 10**5)).enclosure.upper_float()
+    assert direct <= rdp_hi <= direct * (1 + 1e-3), (direct, rdp_hi)
+    assert acc.zcdp().upper_float() == 1.0 and acc.zcdp().lower_float() == 0.0
