@@ -25,6 +25,8 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
                                   directions, add and remove, in the engine)
 ``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
 ``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
+``DiscreteLaplaceDpEvent(a, Δ)``  ``discrete_laplace(scale=1/a, sensitivity=Δ)``
+                                  (also inside ``PoissonSampledDpEvent``)
 ``ZCDpEvent(ρ)``                  ``zcdp(rho=ρ)``: an UPPER bound (Canonne, Kamath &
                                   Steinke 2020 Prop 12); parts add up to one ρ
 ``NoOpDpEvent``                   nothing
@@ -36,6 +38,7 @@ events whose replace-one pair is mapped exactly, and their compositions:
 ==========================================  ====================================
 ``GaussianDpEvent(σ)``                      ``gaussian(sigma=σ, sensitivity=2)``
 ``LaplaceDpEvent(b)``                       ``laplace(scale=b, sensitivity=2)``
+``DiscreteLaplaceDpEvent(a, Δ)``            ``discrete_laplace(scale=1/a, sensitivity=2Δ)``
 ``RandomizedResponseDpEvent(p, 2)``         ``randomized_response(p=1 − p/2)``
 ``RandomizedResponseDpEvent(p, k)``, k>=3   ``randomized_response_k(p=1 − p + p/k, k=k)``
 ``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
@@ -58,8 +61,8 @@ leaves it undefined), Poisson sampling under replace-one (a mixture against a
 mixture: no pair in the engine), Poisson sampling of a composition (one draw
 shared by several steps has no law in the engine), of randomized response or of
 zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without replacement or with replacement,
-tree aggregation, truncated subsampled Gaussians, discrete Laplace, mixtures of
-Gaussians, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
+repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
@@ -140,6 +143,17 @@ def parse_relation(rel: Any) -> Relation:
                                 "(certdp accounts ADD_OR_REMOVE_ONE and REPLACE_ONE)")
 
 
+#: event classes refused under every relation, with the one-line reason
+_REFUSED = {
+    "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
+    "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
+    "SingleEpochTreeAggregationDpEvent": "tree aggregation (DP-FTRL) is not in its engine yet",
+    "TruncatedSubsampledGaussianDpEvent": "truncated Poisson sampling is not in its engine yet",
+    "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
+    "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
+    "UnsupportedDpEvent": "dp_accounting's own marker for an event no accountant supports",
+}
+
 #: one mechanism step that is not private at all (dp_accounting: ε = ∞)
 _NON_PRIVATE = "non-private"
 
@@ -197,13 +211,33 @@ class _Walk:
             # the Gaussian; its RdpAccountant uses 1, optimistic by the event's own definition)
             sens = "" if self.relation is Relation.ADD_OR_REMOVE_ONE else ", sensitivity=2"
             return self._checked(f"{kind}({arg}={fraction_to_str(noise)}{sens})", event)
+        if name == "DiscreteLaplaceDpEvent":
+            return self._discrete_laplace(event)
+        if name in _REFUSED:
+            raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
         if self.relation is not Relation.ADD_OR_REMOVE_ONE:
             raise UnsupportedEventError(
                 f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
                 "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
         if name == "PoissonSampledDpEvent":
             return self._poisson(event)
-        raise UnsupportedEventError(f"{name} is not supported by certdp")
+        raise UnsupportedEventError(f"{name} is not supported by certdp (an event class it does not know)")
+
+    def _discrete_laplace(self, event: Any) -> str | None:
+        """dp_accounting's pmf e^{−a|x|}·tanh(a/2) on the integers, integer sensitivity Δ, is
+        certdp's ``discrete_laplace(scale=1/a, sensitivity=Δ)``; under REPLACE_ONE the
+        sensitivity doubles (2Δ), as for the Gaussian and Laplace (dp_event.py: values with
+        ||v||_1 <= C, sensitivity C).  a = 0 is not private."""
+        a = _fraction(event.noise_parameter, "DiscreteLaplaceDpEvent.noise_parameter")
+        sens = _count(event.sensitivity, "DiscreteLaplaceDpEvent.sensitivity")
+        if a < 0 or sens == 0:
+            raise UnsupportedEventError(f"DiscreteLaplaceDpEvent needs noise_parameter >= 0 and sensitivity >= 1, "
+                                        f"got {event.noise_parameter!r}, {event.sensitivity!r}")
+        if a == 0:
+            return _NON_PRIVATE
+        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+            sens *= 2
+        return self._checked(f"discrete_laplace(scale={fraction_to_str(1 / a)}, sensitivity={sens})", event)
 
     def _poisson(self, event: Any) -> str | None:
         """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
@@ -213,7 +247,8 @@ class _Walk:
         inner = event.event
         iname = type(inner).__name__
         rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
-        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "PoissonSampledDpEvent", "NoOpDpEvent"):
+        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent",
+                         "NoOpDpEvent"):
             raise UnsupportedEventError(
                 f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling "
                 "of one Gaussian or Laplace step; a composition sampled once is not a composition of "

@@ -366,3 +366,106 @@ def test_zcdp_event_edge_cases_and_mixes():
         mu = 1 / mpmath.sqrt(2)
         gauss_delta = mpmath.ncdf(-hi / mu + mu / 2) - mpmath.exp(hi) * mpmath.ncdf(-hi / mu - mu / 2)
     assert gauss_delta <= _mp(D) and hi <= e_rdp, (hi, e_rdp)
+
+
+# -- DiscreteLaplaceDpEvent: discrete_laplace(scale=1/a, sensitivity=Δ), 2Δ under REPLACE_ONE -------------
+
+
+def discrete_laplace_delta_ref(a, sens, eps) -> mpmath.mpf:
+    """Σ_x (P(x) − e^ε Q(x))⁺ for dp_accounting's pmf P(x) = e^{−a|x|} tanh(a/2), Q(x) = P(x − Δ):
+    the two half-lines x <= 0 and x >= Δ by geometric sums, the integers in between one by one
+    (the larger of the two orders; the pair is symmetric, so they agree)."""
+    with mpmath.workdps(50):
+        a, e = _mp(a), mpmath.exp(_mp(eps))
+        c = mpmath.tanh(a / 2)
+        left = c / (1 - mpmath.exp(-a))  # P-mass of x <= 0; Q-mass there is e^{−aΔ} times it
+        total = max(mpmath.mpf(0), left * (1 - e * mpmath.exp(-a * sens)))
+        total += max(mpmath.mpf(0), left * (mpmath.exp(-a * sens) - e))  # x >= Δ: P = e^{−aΔ}·(Q-mass)
+        for x in range(1, sens):
+            total += max(mpmath.mpf(0), c * (mpmath.exp(-a * x) - e * mpmath.exp(-a * (sens - x))))
+        return total
+
+
+@pytest.mark.parametrize("a, sens", [(0.5, 1), (0.2, 3), (1.5, 2)])
+@pytest.mark.parametrize("relation", [None, REPLACE])
+def test_discrete_laplace_against_the_exact_sum_and_dp_accounting(a, sens, relation):
+    from dp_accounting.dp_event import DiscreteLaplaceDpEvent
+
+    acc = CertifiedAccountant(relation).compose(DiscreteLaplaceDpEvent(a, sens))
+    d = sens if relation is None else 2 * sens
+    assert acc.items == [(f"discrete_laplace(scale={1 / Fraction(a)}, sensitivity={d})", 1)]
+    for eps in (Fraction(0), Fraction(1, 10), Fraction(1)):
+        truth = discrete_laplace_delta_ref(Fraction(a), d, eps)
+        enc = acc.delta_enclosure(eps)
+        assert enc.lower_float() <= truth <= enc.upper_float(), (enc, truth)
+        assert enc.width <= 1e-12 * max(float(truth), 1e-300) or enc.width <= 1e-300, (enc, truth)
+    if relation is None:  # dp_accounting's PLD refuses it under REPLACE_ONE
+        theirs = dpa.pld.PLDAccountant(value_discretization_interval=1e-4).compose(DiscreteLaplaceDpEvent(a, sens), 10)
+        enc = CertifiedAccountant().compose(DiscreteLaplaceDpEvent(a, sens), 10).epsilon_enclosure(D)
+        # measured a 0.2, Δ 3: certdp [5.99603223988811714, 5.99603223988811715], dp_accounting 5.99703 (its grid)
+        assert enc.lower_float() <= theirs.get_epsilon(1e-5) <= enc.upper_float() + 10 * 1e-4 + 1e-9, enc
+        assert enc.width <= 1e-9 * enc.upper_float(), enc
+
+
+# -- every DpEvent class of the installed dp_accounting, under both relations ---------------------------------
+
+
+def _instances():
+    from dp_accounting import dp_event as de
+
+    g = G(1.0)
+    return {
+        "ComposedDpEvent": C([g, L(1.0)]), "DiscreteLaplaceDpEvent": de.DiscreteLaplaceDpEvent(0.5, 1),
+        "GaussianDpEvent": g, "LaplaceDpEvent": L(1.0),
+        "MixtureOfGaussiansDpEvent": de.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]),
+        "NoOpDpEvent": dpa.NoOpDpEvent(), "NonPrivateDpEvent": dpa.NonPrivateDpEvent(),
+        "PoissonSampledDpEvent": P(0.1, g), "RandomizedResponseDpEvent": RR(0.5, 3),
+        "RepeatAndSelectDpEvent": de.RepeatAndSelectDpEvent(g, 1.0, 1.0),
+        "SampledWithReplacementDpEvent": de.SampledWithReplacementDpEvent(1000, 10, g),
+        "SampledWithoutReplacementDpEvent": de.SampledWithoutReplacementDpEvent(1000, 10, g),
+        "SelfComposedDpEvent": SC(g, 3), "SingleEpochTreeAggregationDpEvent": de.SingleEpochTreeAggregationDpEvent(1.0, 8),
+        "TruncatedSubsampledGaussianDpEvent": de.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 1.0),
+        "UnsupportedDpEvent": de.UnsupportedDpEvent(), "ZCDpEvent": dpa.ZCDpEvent(0.5),
+    }
+
+
+#: (class, relation) pairs certdp accepts; every other pair must be refused with a reason docs/interop.md lists
+ACCEPTED = {
+    (n, r) for n in ("ComposedDpEvent", "DiscreteLaplaceDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
+                     "NoOpDpEvent", "NonPrivateDpEvent", "SelfComposedDpEvent", "ZCDpEvent") for r in ("add", "replace")
+} | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace")}
+
+#: a phrase of each refusal reason, as docs/interop.md words it
+DOC_PHRASES = {
+    "MixtureOfGaussiansDpEvent": "mixtures of Gaussians", "RepeatAndSelectDpEvent": "repeat-and-select",
+    "SampledWithReplacementDpEvent": "with replacement", "SampledWithoutReplacementDpEvent": "sampling without",
+    "SingleEpochTreeAggregationDpEvent": "tree aggregation", "TruncatedSubsampledGaussianDpEvent": "truncated",
+    "UnsupportedDpEvent": "UnsupportedDpEvent", ("RandomizedResponseDpEvent", "add"): "randomized response under",
+    ("PoissonSampledDpEvent", "replace"): "Poisson sampling under",
+}
+
+
+def test_every_dp_event_class_is_certified_or_refused_for_a_listed_reason():
+    import inspect
+    from pathlib import Path
+
+    from dp_accounting import dp_event as de
+
+    classes = {n for n, c in inspect.getmembers(de, inspect.isclass) if issubclass(c, de.DpEvent) and c is not de.DpEvent}
+    events = _instances()
+    assert classes == set(events), classes ^ set(events)  # a new dp_accounting class must be added here
+    doc = " ".join(Path(__file__).resolve().parents[2].joinpath("docs", "interop.md").read_text().split())
+    for name, event in events.items():
+        for rel, relation in (("add", None), ("replace", REPLACE)):
+            acc = CertifiedAccountant(relation)
+            if (name, rel) in ACCEPTED:
+                assert acc.supports(event), (name, rel)
+                acc.compose(event)
+                eps = acc.get_epsilon(1e-5)
+                assert eps > 0 or name == "NoOpDpEvent", (name, rel, eps)
+            else:
+                assert not acc.supports(event), (name, rel)
+                with pytest.raises(UnsupportedEventError):
+                    acc.compose(event)
+                phrase = DOC_PHRASES.get((name, rel), DOC_PHRASES.get(name))
+                assert phrase and phrase in doc, (name, rel, phrase)
