@@ -74,6 +74,53 @@ def _phi_is_exact(mechs: list[Mechanism]) -> bool:
     return all(phi.supports(m) and isinstance(phi.to_pair(m), (*FINITE_TYPES, GaussianPair)) for m in mechs)
 
 
+def _phi_fits(items: list[tuple[Mechanism, int]]) -> bool:
+    """Is the φ accountant's exact route within its work limits for ``items`` (else the PLD
+    engine keeps the composition: e.g. 1000 steps of a three-atom pair, 501,501 atoms)?"""
+    from certdp.analyses.accountants.phi import PhiAccountant, to_pair  # noqa: PLC0415
+
+    acc = PhiAccountant()
+    for m, k in items:
+        acc = acc.compose(to_pair(m), k)  # type: ignore[attr-defined]
+    return acc.fits()
+
+
+
+def _merged_zcdp(items: list[tuple[Mechanism, int]]) -> list[tuple[Mechanism, int]]:
+    """``zcdp`` parts merged into one ``zcdp(rho=Σ k·ρ)`` (zCDP composes additively, Bun &
+    Steinke 2016 Lemma 2.3), placed where the first one was; other items unchanged."""
+    zc = [(m, k) for m, k in items if getattr(m, "name", None) == "zcdp"]
+    if len(zc) == 1 and zc[0][1] == 1 or not zc:
+        return items
+    from certdp.mechanisms.zcdp import ZCDP  # noqa: PLC0415
+
+    rho = sum((Fraction(m.rho) * k for m, k in zc), Fraction(0))  # type: ignore[attr-defined]
+    first = next(i for i, (m, _) in enumerate(items) if getattr(m, "name", None) == "zcdp")
+    rest = [(m, k) for m, k in items if getattr(m, "name", None) != "zcdp"]
+    merged = [] if rho == 0 else [(ZCDP(rho=rho), 1)]
+    return rest[:first] + merged + rest[first:]
+
+
+class _ProfileAccountant:
+    """The accountant interface (``delta``, ``epsilon``) over one mechanism's own profile:
+    a composition that reduces to one upper-bound profile (merged ``zcdp`` parts) is
+    answered from it directly, as [0, upper end] (no grid to refine: not narrowed)."""
+
+    two_sided = False
+
+    def __init__(self, mech: Mechanism) -> None:
+        self.mech = mech
+
+    def delta(self, eps: object) -> Enclosure:
+        from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
+
+        return upper_only(delta_enclosure(self.mech, eps))
+
+    def epsilon(self, delta: object, **_: object) -> Enclosure:
+        from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
+
+        return upper_only(eps_enclosure(self.mech, delta))
+
 def _flatten(mech: Mechanism, k: int) -> tuple[Mechanism, int]:
     """compose(M, j) with k copies is M with j·k copies; subsample(M, rate=1) is M."""
     from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
@@ -119,14 +166,16 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
         raise InputError("nothing to compose: give at least one mechanism")
     from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
 
-    items = [_flatten(m, k) for m, k in items]
+    items = _merged_zcdp([_flatten(m, k) for m, k in items])
+    if len(items) == 1 and items[0][1] == 1 and getattr(items[0][0], "name", None) == "zcdp":
+        return _ProfileAccountant(items[0][0]), items[0][0].route
     mechs = [m for m, _ in items]
     bad = [m.spec() for m in mechs if not supports(m)]
     gaussian = all(m.gdp_mu_squared() is not None for m in mechs)  # exactly Gaussian: μ² adds up
     pld: PLDAccountant | None = None
     if not bad and not gaussian:
         pld = PLDAccountant().compose_all(items)  # type: ignore[assignment]
-        if not pld.exact_grid and _phi_is_exact(mechs):
+        if not pld.exact_grid and _phi_is_exact(mechs) and _phi_fits(items):
             pld = None
         elif refine:
             pld = PLDAccountant(h=pld.h / 2**refine).compose_all(items)  # type: ignore[assignment]

@@ -25,31 +25,44 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
                                   directions, add and remove, in the engine)
 ``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
 ``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
+``DiscreteLaplaceDpEvent(a, Δ)``  ``discrete_laplace(scale=1/a, sensitivity=Δ)``
+                                  (also inside ``PoissonSampledDpEvent``)
+``ZCDpEvent(ρ)``                  ``zcdp(rho=ρ)``: an UPPER bound (Canonne, Kamath &
+                                  Steinke 2020 Prop 12); parts add up to one ρ
 ``NoOpDpEvent``                   nothing
 ================================  ==============================================
 
 Under ``REPLACE_ONE`` (``CertifiedAccountant(NeighboringRelation.REPLACE_ONE)``),
-only events whose replace-one pair is mapped exactly, and their compositions:
+events whose replace-one pair is mapped exactly, and their compositions:
 
 ==========================================  ====================================
+``GaussianDpEvent(σ)``                      ``gaussian(sigma=σ, sensitivity=2)``
+``LaplaceDpEvent(b)``                       ``laplace(scale=b, sensitivity=2)``
+``DiscreteLaplaceDpEvent(a, Δ)``            ``discrete_laplace(scale=1/a, sensitivity=2Δ)``
 ``RandomizedResponseDpEvent(p, 2)``         ``randomized_response(p=1 − p/2)``
+``RandomizedResponseDpEvent(p, k)``, k>=3   ``randomized_response_k(p=1 − p + p/k, k=k)``
 ``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
+``ZCDpEvent(ρ)``                            ``zcdp(rho=ρ)`` (upper bound)
 ``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
 ==========================================  ====================================
 
+Sensitivity 2 under replace-one is dp_accounting's own definition (dp_event.py: values of
+norm <= C, noise_multiplier = s/C, so replacing one value moves the sum by up to 2C) and
+the convention of its ``PLDAccountant`` for the Gaussian (which refuses the Laplace there);
+its ``RdpAccountant`` uses sensitivity 1 for both, which that definition makes optimistic.
+
 As in dp_accounting's own accountants, ``NonPrivateDpEvent``, a noise
 multiplier 0 and a randomized response with noise 0 make the accountant answer
-ε = ∞ (δ = 1), and a sampling probability 0 is a no-op.  Everything else raises
+ε = ∞ (δ = 1), and a sampling probability 0 (or ρ = 0) is a no-op.  Everything else raises
 :class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
 a one-line reason: randomized response under add-or-remove-one (dp_accounting
-leaves it undefined) or with k >= 3 buckets (its pair has a zero-loss atom no
-catalog mechanism has), any other event under replace-one (certdp does not yet
-fix what a Gaussian's or Laplace's sensitivity means there), Poisson sampling
-of a composition (one draw shared by several steps has no law in the engine) or
-of randomized response, sampling without replacement or with replacement, tree
-aggregation, truncated subsampled Gaussians, zCDP, discrete Laplace, mixtures
-of Gaussians, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+leaves it undefined), Poisson sampling under replace-one (a mixture against a
+mixture: no pair in the engine), Poisson sampling of a composition (one draw
+shared by several steps has no law in the engine), of randomized response or of
+zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without replacement or with replacement,
+tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
+repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
@@ -127,8 +140,19 @@ def parse_relation(rel: Any) -> Relation:
         if rel == _dpa.NeighboringRelation.REPLACE_ONE:
             return Relation.REPLACE_ONE
     raise UnsupportedEventError(f"neighbouring relation {rel} is not supported "
-                                "(certdp accounts ADD_OR_REMOVE_ONE and, for randomized response, REPLACE_ONE)")
+                                "(certdp accounts ADD_OR_REMOVE_ONE and REPLACE_ONE)")
 
+
+#: event classes refused under every relation, with the one-line reason
+_REFUSED = {
+    "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
+    "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
+    "SingleEpochTreeAggregationDpEvent": "tree aggregation (DP-FTRL) is not in its engine yet",
+    "TruncatedSubsampledGaussianDpEvent": "truncated Poisson sampling is not in its engine yet",
+    "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
+    "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
+    "UnsupportedDpEvent": "dp_accounting's own marker for an event no accountant supports",
+}
 
 #: one mechanism step that is not private at all (dp_accounting: ε = ∞)
 _NON_PRIVATE = "non-private"
@@ -140,9 +164,9 @@ class _Walk:
     (which composes 0 times) still validates and routes every part.
 
     Under ``Relation.REPLACE_ONE`` only events whose replace-one pair is mapped
-    exactly are accepted (today: randomized response with 2 buckets); under
-    add-or-remove-one, randomized response (which dp_accounting leaves undefined
-    there) is refused."""
+    exactly are accepted (the Gaussian and Laplace at sensitivity 2, randomized
+    response, zCDP); under add-or-remove-one, randomized response (which
+    dp_accounting leaves undefined there) is refused."""
 
     def __init__(self, relation: Relation = Relation.ADD_OR_REMOVE_ONE) -> None:
         self.relation = relation
@@ -175,19 +199,45 @@ class _Walk:
             return None
         if name == "RandomizedResponseDpEvent":
             return self._randomized_response(event)
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
-            raise UnsupportedEventError(
-                f"{name} under REPLACE_ONE is not supported: certdp maps only RandomizedResponseDpEvent "
-                "with 2 buckets exactly to its replace-one pair (use ADD_OR_REMOVE_ONE for this event)")
+        if name == "ZCDpEvent":
+            return self._zcdp(event)
         if name in ("GaussianDpEvent", "LaplaceDpEvent"):
             noise = _fraction(event.noise_multiplier, f"{name}.noise_multiplier")
             if noise == 0:  # dp_accounting: not private
                 return _NON_PRIVATE
             kind, arg = ("gaussian", "sigma") if name == "GaussianDpEvent" else ("laplace", "scale")
-            return self._checked(f"{kind}({arg}={fraction_to_str(noise)})", event)
+            # dp_event.py: each value has norm <= C and noise_multiplier = s/C, so replacing one
+            # value moves the sum by up to 2C: sensitivity 2 (dp_accounting's PLDAccountant for
+            # the Gaussian; its RdpAccountant uses 1, optimistic by the event's own definition)
+            sens = "" if self.relation is Relation.ADD_OR_REMOVE_ONE else ", sensitivity=2"
+            return self._checked(f"{kind}({arg}={fraction_to_str(noise)}{sens})", event)
+        if name == "DiscreteLaplaceDpEvent":
+            return self._discrete_laplace(event)
+        if name in _REFUSED:
+            raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
+        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+            raise UnsupportedEventError(
+                f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
+                "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
         if name == "PoissonSampledDpEvent":
             return self._poisson(event)
-        raise UnsupportedEventError(f"{name} is not supported by certdp")
+        raise UnsupportedEventError(f"{name} is not supported by certdp (an event class it does not know)")
+
+    def _discrete_laplace(self, event: Any) -> str | None:
+        """dp_accounting's pmf e^{−a|x|}·tanh(a/2) on the integers, integer sensitivity Δ, is
+        certdp's ``discrete_laplace(scale=1/a, sensitivity=Δ)``; under REPLACE_ONE the
+        sensitivity doubles (2Δ), as for the Gaussian and Laplace (dp_event.py: values with
+        ||v||_1 <= C, sensitivity C).  a = 0 is not private."""
+        a = _fraction(event.noise_parameter, "DiscreteLaplaceDpEvent.noise_parameter")
+        sens = _count(event.sensitivity, "DiscreteLaplaceDpEvent.sensitivity")
+        if a < 0 or sens == 0:
+            raise UnsupportedEventError(f"DiscreteLaplaceDpEvent needs noise_parameter >= 0 and sensitivity >= 1, "
+                                        f"got {event.noise_parameter!r}, {event.sensitivity!r}")
+        if a == 0:
+            return _NON_PRIVATE
+        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+            sens *= 2
+        return self._checked(f"discrete_laplace(scale={fraction_to_str(1 / a)}, sensitivity={sens})", event)
 
     def _poisson(self, event: Any) -> str | None:
         """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
@@ -197,7 +247,8 @@ class _Walk:
         inner = event.event
         iname = type(inner).__name__
         rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
-        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "PoissonSampledDpEvent", "NoOpDpEvent"):
+        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent",
+                         "NoOpDpEvent"):
             raise UnsupportedEventError(
                 f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling "
                 "of one Gaussian or Laplace step; a composition sampled once is not a composition of "
@@ -216,8 +267,9 @@ class _Walk:
         """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with
         probability 1 − p + p/k, each other with p/k.  For k = 2 its pair on neighbours x ≠ x'
         is exactly certdp's binary ``randomized_response(p=1 − p/2)`` ((1 − p/2, p/2) against
-        (p/2, 1 − p/2)); k = 1 releases nothing; p = 0 is not private.  For k >= 3 the pair has
-        a third, zero-loss atom of mass (k − 2)p/k that no catalog mechanism has: refused."""
+        (p/2, 1 − p/2)); for k >= 3 it is ``randomized_response_k(p=1 − p + p/k, k=k)`` (the
+        same pair plus a zero-loss atom of mass (k − 2)p/k); k = 1 releases nothing; p = 0 is
+        not private."""
         if self.relation is not Relation.REPLACE_ONE:
             raise UnsupportedEventError(
                 "RandomizedResponseDpEvent is defined by dp_accounting for the replace-one relation only: "
@@ -231,12 +283,25 @@ class _Walk:
             return None
         if p == 0:
             return _NON_PRIVATE
-        if k != 2:
-            raise UnsupportedEventError(
-                f"RandomizedResponseDpEvent with {k} buckets is not supported: its replace-one pair has a "
-                "zero-loss atom that no certdp catalog mechanism has (only num_buckets=2 maps exactly, "
-                "to randomized_response)")
-        return self._checked(f"randomized_response(p={fraction_to_str(1 - p / 2)})", event)
+        truth = 1 - p + p / k
+        if k == 2:
+            return self._checked(f"randomized_response(p={fraction_to_str(truth)})", event)
+        return self._checked(f"randomized_response_k(p={fraction_to_str(truth)}, k={k})", event)
+
+    def _zcdp(self, event: Any) -> str | None:
+        """``zcdp(rho=ρ)``: an upper-bound profile (Canonne, Kamath & Steinke 2020 Prop 12),
+        under either relation (the guarantee is stated for the relation in use); ρ = 0 releases
+        nothing.  (ξ, ρ)-zCDP with ξ > 0 is refused."""
+        rho = _fraction(event.rho, "ZCDpEvent.rho")
+        xi = _fraction(getattr(event, "xi", 0), "ZCDpEvent.xi")
+        if rho < 0 or xi < 0:
+            raise UnsupportedEventError(f"ZCDpEvent needs rho >= 0 and xi >= 0, got {event.rho!r}, {xi}")
+        if xi != 0:
+            raise UnsupportedEventError("ZCDpEvent with xi > 0 ((xi, rho)-zCDP) is not supported: certdp converts "
+                                        "rho-zCDP (xi = 0) only")
+        if rho == 0:
+            return None
+        return self._checked(f"zcdp(rho={fraction_to_str(rho)})", event)
 
     @staticmethod
     def _checked(spec: str, event: Any) -> str:
@@ -330,8 +395,9 @@ class CertifiedAccountant(_Base):
     is 0; ``target_delta`` = 0 is refused (certdp does not compute ε at δ = 0).
 
     ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``;
-    under the latter only 2-bucket randomized response (and compositions of it)
-    is accepted, see the module docstring.
+    under the latter the Gaussian and Laplace (sensitivity 2), k-bucket randomized
+    response and zCDP are accepted, see the module docstring.  A composition with a
+    ``ZCDpEvent`` is an upper bound only: its enclosures have lower end 0.
     """
 
     def __init__(self, neighboring_relation: Any = None) -> None:
@@ -339,7 +405,7 @@ class CertifiedAccountant(_Base):
             raise InputError("CertifiedAccountant needs dp_accounting: pip install 'certdp[interop]' "
                              "(event_to_spec / event_to_specs work without it)")
         rel = neighboring_relation or _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
-        self.relation = parse_relation(rel)  # REPLACE_ONE: randomized response only (see _Walk)
+        self.relation = parse_relation(rel)  # REPLACE_ONE: see _Walk
         super().__init__(rel)
         self.items: list[tuple[str, int]] = []
         self.non_private = False

@@ -20,6 +20,7 @@ from flint import arb
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS, ProfileKind
 from certdp.mechanisms.params import (
+    PARAMETER_RANGE,
     CatalogMechanism,
     DeltaUnattainable,
     MorePrivate,
@@ -226,6 +227,75 @@ class RandomizedResponse(CatalogMechanism):
         # q − (1−q)e^ε = D  ⇔  ε = log((q − D)/(1 − q))
         return _log_pos((to_ball(q - delta)) / to_ball(1 - q))
 
+
+
+class RandomizedResponseK(CatalogMechanism):
+    """k-ary randomized response: report the true value w.p. p, each of the other k − 1 values
+    w.p. b = (1 − p)/(k − 1).
+
+    Under replace-one every pair of neighbours x ≠ x' gives the same pair: P = (p, b, b, …),
+    Q = (b, p, b, …) on (x, x', the k − 2 others).  The others carry mass b under both
+    (loss 0, total (k − 2)b).  With a = max(p, b), c = min(p, b):
+    δ(ε) = (a − e^ε c)⁺ + (c − e^ε a)⁺ = (a − e^ε c)⁺ for ε >= 0 (the zero-loss outcomes
+    contribute nothing; Zhu, Dong & Wang 2022 Def 35 for finite pairs).  k = 2 is
+    ``randomized_response(p)``; p = 1/k gives δ ≡ 0.  dp_accounting's
+    ``RandomizedResponseDpEvent(noise_parameter=ν, num_buckets=k)`` is p = 1 − ν + ν/k.
+    """
+
+    name = "randomized_response_k"
+    description = ("k-ary randomized response (replace-one), truth w.p. p, each other value w.p. (1−p)/(k−1): "
+                   "δ(ε) = (a − c e^ε)⁺, a = max(p, (1−p)/(k−1)), c = min(p, (1−p)/(k−1))")
+    PARAMS = (
+        Param("p", "number", "probability 0 < p < 1 of reporting the true value"),
+        Param("k", "integer", "number of values k >= 2"),
+    )
+
+    def check(self) -> None:
+        if not 0 < self.p < 1:
+            raise InputError(f"randomized_response_k: p must satisfy 0 < p < 1, got {self.p}")
+        if not 2 <= self.k <= PARAMETER_RANGE[1]:
+            raise InputError(f"randomized_response_k: k must be an integer >= 2, got {self.k}")
+
+    @property
+    def other(self) -> Fraction:
+        """b = (1 − p)/(k − 1), the probability of each value other than the true one."""
+        return (1 - Fraction(self.p)) / (int(self.k) - 1)
+
+    @property
+    def a(self) -> Fraction:
+        return max(Fraction(self.p), self.other)
+
+    @property
+    def c(self) -> Fraction:
+        return min(Fraction(self.p), self.other)
+
+    def pmf_pair(self) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+        """The replace-one pair (P, Q) on (x, x', the others lumped): exact masses."""
+        p, b = Fraction(self.p), self.other
+        rest = 1 - p - b
+        return (p, b, rest), (b, p, rest)
+
+    def vanishes_from(self) -> Fraction:
+        """A dyadic T > log(a/c), the largest loss (as for randomized_response; 0 when a = c)."""
+        a, c = self.a, self.c
+        if a == c:
+            return Fraction(0)
+        with working_precision(128):
+            hi = dyadic_to_fraction(upper_bound((to_ball(a) / to_ball(c)).log()))
+        return Fraction(-((-hi.numerator * 2**32) // hi.denominator) + 1, 2**32)
+
+    def profile(self) -> sympy.Expr:
+        return sympy.Max(_q(self.a) - _q(self.c) * sympy.exp(EPS), 0)
+
+    def delta_point_ball(self, eps: arb) -> arb:
+        return positive_part(to_ball(self.a) - to_ball(self.c) * eps.exp())
+
+    def _eps_ball(self, delta: Fraction) -> arb:
+        a, c = self.a, self.c
+        if delta >= a - c:  # δ(0) = a − c <= D
+            return arb(0)
+        # a − c e^ε = D  ⇔  ε = log((a − D)/c)
+        return _log_pos(to_ball(a - delta) / to_ball(c))
 
 #: the largest integer sensitivity discrete_laplace expands into atoms
 MAX_DISCRETE_SENSITIVITY = 1000

@@ -12,9 +12,11 @@ from certdp.mechanisms.basic import (
     Laplace,
     PureDP,
     RandomizedResponse,
+    RandomizedResponseK,
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.user import Profile
+from certdp.mechanisms.zcdp import ZCDP
 
 #: Every mechanism the spec grammar knows, by spec name (listing order).
 CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias (a factory)
@@ -34,6 +36,8 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         Profile,
         DiscreteLaplace,
         DiscreteGaussian,
+        RandomizedResponseK,
+        ZCDP,
         "tradeoff",
         "sgd",
         "icea",

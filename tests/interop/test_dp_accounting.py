@@ -107,7 +107,7 @@ def test_numpy_parameters_are_exact():
 @pytest.mark.parametrize("event", [
     dpa.RandomizedResponseDpEvent(0.5, 2), P(0.1, SC(L(1.0), 2)), P(0.1, C([L(1.0)])),
     P(0.1, dpa.RandomizedResponseDpEvent(0.5, 2)), P(0.1, dpa.NonPrivateDpEvent()), G(float("inf")), G(float("nan")), G(-1.0),
-    P(1.5, G(1.0)), dpa.SampledWithoutReplacementDpEvent(100, 10, G(1.0)), dpa.ZCDpEvent(0.5),
+    P(1.5, G(1.0)), dpa.SampledWithoutReplacementDpEvent(100, 10, G(1.0)), dpa.ZCDpEvent(0.5, 0.1),
     SC(G(1.0), -1),
 ])
 def test_unsupported_events_raise_both_error_types(event):

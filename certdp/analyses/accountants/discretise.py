@@ -39,7 +39,7 @@ from typing import Literal
 from flint import arb
 
 from certdp.analyses.accountants.loss_laws import (
-    Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, rr_law, rr_p_law,
+    Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, rr_k_law, rr_law, rr_p_law,
 )
 from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
 from certdp.numerics.ball import (connect_the_dots, fixed_point_units, grid_bracket, lower_bound, split_keeping_q,
@@ -551,6 +551,8 @@ def law_source(mech: object) -> LawSource:
         return LawSource(discrete_gaussian_law(Fraction(mech.sigma), int(mech.sensitivity)), label=label)
     if isinstance(mech, basic.RandomizedResponse):
         return LawSource(rr_p_law(Fraction(mech.p)), label=label)
+    if isinstance(mech, basic.RandomizedResponseK):
+        return LawSource(rr_k_law(Fraction(mech.p), int(mech.k)), label=label)
     if isinstance(mech, basic.ApproxDP):
         return LawSource(rr_law(Fraction(mech.eps), Fraction(mech.delta)), label=label)
     if isinstance(mech, basic.PureDP):

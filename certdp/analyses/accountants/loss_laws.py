@@ -235,6 +235,18 @@ def rr_p_law(p: Fraction) -> AtomLaw:
     return AtomLaw((Atom(ell, to_ball(hi), to_ball(lo)), Atom(-ell, to_ball(lo), to_ball(hi))))
 
 
+def rr_k_law(p: Fraction, k: int) -> AtomLaw:
+    """k-ary randomized response under replace-one (truth w.p. p, each other value w.p.
+    b = (1 − p)/(k − 1)): atoms ±log(a/c) with P-masses a, c (Q-masses swapped), a = max(p, b),
+    c = min(p, b), and a zero-loss atom of mass (k − 2)b under both (absent for k = 2)."""
+    b = (1 - p) / (k - 1)
+    hi, lo, rest = max(p, b), min(p, b), 1 - p - b
+    if hi == lo:
+        return AtomLaw((Atom(Fraction(0), arb(1), arb(1)),))
+    ell = to_ball(hi / lo).log()
+    middle = (Atom(Fraction(0), to_ball(rest), to_ball(rest)),) if rest else ()
+    return AtomLaw((Atom(ell, to_ball(hi), to_ball(lo)), *middle, Atom(-ell, to_ball(lo), to_ball(hi))))
+
 def _g_inv(w: arb, gamma: arb) -> arb | None:
     """g⁻¹(w) = log((e^w − (1−γ))/γ) for g(ℓ) = log(1 − γ + γe^ℓ); None when e^w <= 1−γ
     is not excluded (w at or below the bottom of g's range)."""

@@ -105,6 +105,7 @@ def _pair_builders() -> dict[type, Any]:
         basic.GaussianDP: lambda m: GaussianPair(1 / Fraction(m.mu)),
         basic.Laplace: lambda m: LaplacePair(Fraction(m.scale) / Fraction(m.sensitivity)),
         basic.RandomizedResponse: lambda m: RRPair(p=m.p),
+        basic.RandomizedResponseK: lambda m: FinitePair(*m.pmf_pair()),
         basic.PureDP: lambda m: RRPair(eps0=m.eps),
         basic.DiscreteLaplace: lambda m: RRPair(eps0=1 / Fraction(m.scale)),  # Δ = 1 only (see pair_builder)
         basic.ApproxDP: lambda m: ApproxDPPair(m.eps, m.delta),
@@ -291,6 +292,14 @@ class PhiAccountant(Accountant):
             "this composition has no Gaussian factor (|phi| does not decay, so the inversion "
             "integral cannot be truncated) and is too large for exact convolution "
             f"(atoms {self._atom_count()}, Laplace work {self._laplace_work()}); not supported")
+
+    def fits(self) -> bool:
+        """Can this composition be answered (a route within the work limits exists)?"""
+        try:
+            self._choose_method()
+        except InputError:
+            return False
+        return True
 
     # -- δ(ε) -------------------------------------------------------------
     def delta(self, eps: object) -> Enclosure:

@@ -14,6 +14,10 @@ D_α(P‖Q) = log E_Q[(dP/dQ)^α]/(α−1); RDP composes by adding ρ per order
   exact (Mironov 2017 Table II).
 * Randomized response reporting the true bit with probability p:
   ρ(α) = log(p^α (1−p)^{1−α} + (1−p)^α p^{1−α})/(α−1), exact (Mironov 2017 Table II).
+* k-ary randomized response under replace-one (truth w.p. p, each other value w.p.
+  b = (1−p)/(k−1); a = max(p, b), c = min(p, b), r = (k−2)b):
+  ρ(α) = log(a^α c^{1−α} + c^α a^{1−α} + r)/(α−1), exact (its finite pair).
+* ρ-zCDP (``zcdp(rho)``): ρ(α) = αρ, the guarantee itself (Bun & Steinke 2016 Def 1.1).
 * Pure ε-DP (the worst case of the guarantee): randomized response with
   p = e^ε/(1+e^ε), ρ(α) = log((e^{αε} + e^{(1−α)ε})/(1+e^ε))/(α−1).  Every ε-DP
   pair is a post-processing of this pair (Kairouz, Oh & Viswanath 2015, "The
@@ -151,6 +155,19 @@ def _rr(p: Fraction) -> Callable[[Fraction], arb]:
     return curve
 
 
+def _rr_k(p: Fraction, k: int) -> Callable[[Fraction], arb]:
+    """k-ary randomized response (replace-one pair (a, c, r) vs (c, a, r), symmetric):
+    ρ(α) = log(a^α c^{1−α} + c^α a^{1−α} + r)/(α − 1), exact."""
+    b = (1 - p) / (k - 1)
+    a_, c_, r_ = max(p, b), min(p, b), 1 - p - b
+
+    def curve(a: Fraction) -> arb:
+        ab, la, lc = to_ball(a), to_ball(a_).log(), to_ball(c_).log()
+        s = (ab * la + (1 - ab) * lc).exp() + (ab * lc + (1 - ab) * la).exp() + to_ball(r_)
+        return s.log() / (ab - 1)
+    return curve
+
+
 def _pure(eps: Fraction) -> Callable[[Fraction], arb]:
     def curve(a: Fraction) -> arb:
         ab, e = to_ball(a), to_ball(eps)
@@ -175,12 +192,17 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
         return _rr(Fraction(mech.p))  # type: ignore[attr-defined]
     if name == "pure_dp":
         return _pure(Fraction(mech.eps))  # type: ignore[attr-defined]
+    if name == "randomized_response_k":
+        return _rr_k(Fraction(mech.p), int(mech.k))  # type: ignore[attr-defined]
+    if name == "zcdp":  # the guarantee itself: ρ(α) = αρ for every α > 1
+        rho = Fraction(mech.rho)  # type: ignore[attr-defined]
+        return lambda a: to_ball(rho) * to_ball(a)
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
         inner = mech.mechanism  # type: ignore[attr-defined]
         return _sgm(Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity))  # type: ignore[attr-defined]
     spec = mech.spec() if hasattr(mech, "spec") else repr(mech)  # type: ignore[attr-defined]
-    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, laplace, randomized_response, pure_dp "
-                     f"and subsample(gaussian(...)), not {spec}")
+    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, laplace, randomized_response, "
+                     f"randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), not {spec}")
 
 
 def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
@@ -188,6 +210,8 @@ def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
     name = getattr(mech, "name", None)
     if name in ("gaussian", "gaussian_dp"):  # Prop 1.6: exactly μ²/2
         return Fraction(mech.gdp_mu_squared()) / 2, True  # type: ignore[attr-defined]
+    if name == "zcdp":  # the guarantee itself
+        return Fraction(mech.rho), False  # type: ignore[attr-defined]
     if name == "pure_dp":  # Prop 1.4: ε-DP => ε²/2-zCDP (a bound)
         return Fraction(mech.eps) ** 2 / 2, False  # type: ignore[attr-defined]
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian" and mech.rate == 1:  # type: ignore[attr-defined]
