@@ -26,6 +26,9 @@ value      quantity, at (table of the other parameters), reported (the
 
 ``quantity = "mu_gdp"`` is the μ of the Gaussian mechanism that is exactly
 (ε, δ)-DP (Gomez et al. 2025 Table 3); it needs ``at = {eps, delta}`` and no mechanism.
+Optional on every kind: ``citation`` (a table of strings: authors, title, venue, year,
+where, url) and ``accountant`` (free text: the method the source used), for corpora of
+published claims such as the built-in 'literature'.
 Numbers are exact decimal strings (or TOML integers).  A malformed file raises
 :class:`InputError` naming the claim id and the field.
 """
