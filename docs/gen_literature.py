@@ -164,11 +164,14 @@ def render(rows=None) -> str:
     counts: dict[str, int] = {}
     classes: dict[str, list] = {"optimistic": [], "loose": [], "tight": [], "-": []}
     certs = 0
+    certified: dict[str, str] = {}
     for c, v, eps in rows:
         shown, truth, rel, cls, bounds = classify(c, v, eps)
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
         classes[cls].append((c, shown, truth, rel, bounds))
         certs += v.certificate is not None
+        if v.certificate is not None:
+            certified[c.id] = v.detail.split(";")[0]
         where = c.citation.get("where", "")
         src = _short(c) + (f", {_brief(where.split(':')[0], 60)}" if where else "")
         cert = "yes" if v.certificate is not None else ("no" if v.verdict in ("CONFIRMED", "REFUTED") else "-")
@@ -181,7 +184,8 @@ def render(rows=None) -> str:
             f"By class: {len(classes['optimistic'])} optimistic, {len(classes['loose'])} loose, "
             f"{len(classes['tight'])} tight" + (f", {len(classes['-'])} unclassified" if classes['-'] else "") + ".",
             f"{certs} of {sum(counts.get(k, 0) for k in ('CONFIRMED', 'REFUTED'))} decided claims have a certificate "
-            "(`dp` guarantees and μ conversions); the printed-ε value claims of DP-SGD have none yet: the "
+            "(`dp` guarantees, confirmed or refuted by a witness ε at which δ exceeds the claim, and μ conversions); "
+            "the printed-ε value claims of DP-SGD have none yet: the "
             "certificate checker cannot re-derive an accountant's ε (\"the checker has no closed form for this "
             "mechanism's profile\"). Their verdicts are certified in the audit but not independently re-checked.",
             ""]
@@ -189,12 +193,20 @@ def render(rows=None) -> str:
         return _pct(min(b[0] for *_, b in rows_), max(b[1] for *_, b in rows_))
 
     if classes["optimistic"]:
+        from certdp.cli.audit import certificate_filename
+
         out += ["### Optimistic claims (published ε below certdp's certified lower end)", "",
                 f"{len(classes['optimistic'])} claims, understating ε by {span(classes['optimistic'])} "
-                "(relative error; negative = the promise is broken):", ""]
+                "(relative error; negative = the promise is broken). Where a certificate exists, "
+                "`certdp audit --builtin literature --certificates DIR` writes it and the command shown "
+                "re-checks it independently:", ""]
         for c, shown, truth, rel, _ in classes["optimistic"]:
-            out.append(f"- `{c.id}` ({_short(c)}): claimed {shown}, certified {truth} ({rel}); "
-                       f"accountant: {c.accountant}.")
+            cert = certified.get(c.id)
+            how = (f" Certificate: `certdp verify DIR/{certificate_filename(c.id)}` ({cert})." if cert
+                   else " No certificate yet (a printed-ε value claim).")
+            out.append(f"- `{c.id}` ({_short(c)}, {c.citation.get('venue', '').split(';')[0]}"
+                       f"{', ' + c.citation['where'] if 'where' in c.citation else ''}): claimed {shown}, "
+                       f"certified {truth} ({rel}); accountant: {c.accountant}.{how}")
         out.append("")
     if classes["loose"]:
         loose = sorted(classes["loose"], key=lambda r: r[4][0])
