@@ -104,6 +104,14 @@ def test_report_is_generated_from_the_current_corpus(corpus):
         assert f"`{c.id}`" in text, c.id
 
 
+def test_readme_counts_match_the_corpus(corpus):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    sources = len({c.citation["title"] for c in corpus})
+    assert f"audits {len(corpus)} published claims from {sources} sources" in readme
+    report = REPORT.read_text(encoding="utf-8")
+    assert f"{len(corpus)} claims from {sources} sources" in report
+
+
 def test_builtin_literature_is_wired(capsys):
     from certdp.cli import main
 
