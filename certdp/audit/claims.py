@@ -26,6 +26,9 @@ value      quantity, at (table of the other parameters), reported (the
 
 ``quantity = "mu_gdp"`` is the μ of the Gaussian mechanism that is exactly
 (ε, δ)-DP (Gomez et al. 2025 Table 3); it needs ``at = {eps, delta}`` and no mechanism.
+Optional on every kind: ``citation`` (a table of strings: authors, title, venue, year,
+where, url) and ``accountant`` (free text: the method the source used), for corpora of
+published claims such as the built-in 'literature'.
 Numbers are exact decimal strings (or TOML integers).  A malformed file raises
 :class:`InputError` naming the claim id and the field.
 """
@@ -55,7 +58,9 @@ _FIELDS = {
     "gdp": {"mu", "residual"},
     "value": {"quantity", "at", "reported", "rounding", "formula"},
 }
-_COMMON = {"id", "source", "mechanism", "kind", "note"}
+_COMMON = {"id", "source", "mechanism", "kind", "note", "citation", "accountant"}
+#: Keys of the optional ``citation`` table (all strings): who published the claim and where in the work.
+CITATION_KEYS = ("authors", "title", "venue", "year", "where", "url")
 _REQUIRED = {"dp": {"eps", "delta"}, "not_dp": {"eps", "delta"}, "prdp": {"eps", "delta"},
              "not_prdp": {"eps", "delta"}, "gdp": {"mu"}, "value": {"quantity", "at", "reported"}}
 _AT_NEEDS = {"eps": {"delta"}, "delta": {"eps"}, "mu": set(), "mu_gdp": {"eps", "delta"},
@@ -81,6 +86,10 @@ class Claim:
     rounding: str = "nearest"
     note: str = ""
     formula: str | None = None
+    #: optional bibliographic record (keys from CITATION_KEYS), for corpora of published claims
+    citation: Mapping[str, str] = field(default_factory=dict)
+    #: optional: the accountant the source used for its number (free text)
+    accountant: str = ""
 
 
 def _number(value: Any, cid: str, name: str) -> Fraction:
@@ -144,9 +153,19 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
             parse_spec(mech)  # a spec that does not parse makes the file malformed (exit 2)
         except InputError as err:
             raise InputError(f"claim {cid!r}, field 'mechanism': {err}") from None
-    for text_field in ("source", "note"):
+    for text_field in ("source", "note", "accountant"):
         if text_field in table and not isinstance(table[text_field], str):
             raise InputError(f"claim {cid!r}, field {text_field!r}: expected a string")
+    citation = table.get("citation", {})
+    if not isinstance(citation, Mapping):
+        raise InputError(f"claim {cid!r}, field 'citation': expected a table like {{ authors = \"...\", year = \"2016\" }}")
+    bad_keys = set(citation) - set(CITATION_KEYS)
+    if bad_keys:
+        raise InputError(f"claim {cid!r}, field 'citation': unknown key(s) {', '.join(sorted(bad_keys))} "
+                         f"(known: {', '.join(CITATION_KEYS)})")
+    for k, v in citation.items():
+        if not isinstance(v, str) or not v.strip():
+            raise InputError(f"claim {cid!r}, field 'citation.{k}': expected a non-empty string")
     values: dict[str, Any] = {}
     for name in ("eps", "delta", "mu", "residual"):
         if name in table:
@@ -207,7 +226,8 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         if k == "delta" and (_sign(v, cid, k) < 0 or _sign(1 - v, cid, k) <= 0):
             raise InputError(f"claim {cid!r}, field 'at.delta': must lie in [0, 1)")
     return Claim(id=cid, kind=kind, mechanism=mech, source=table.get("source", ""),
-                 note=table.get("note", ""), **values)
+                 note=table.get("note", ""), citation=dict(citation), accountant=table.get("accountant", ""),
+                 **values)
 
 
 def parse_claims(text: str) -> list[Claim]:

@@ -147,7 +147,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit", help="audit published privacy claims (TOML claims file)", description=__doc__
                        + " Exit 0 when every claim is decided, 1 if any is INCONCLUSIVE or UNSUPPORTED, 2 on a malformed file.")
     p.add_argument("file", nargs="?", help="claims file (TOML)")
-    p.add_argument("--builtin", metavar="NAME", help="a bundled claims file, e.g. 'seeds'")
+    p.add_argument("--builtin", metavar="NAME", help="a bundled claims file: 'seeds' (the seed papers) or 'literature' (published DP-SGD claims, docs/audits/literature.md)")
     p.add_argument("--certificates", metavar="DIR",
                    help="write a certificate per decided claim to DIR as <safe id>-<hash>.json, as soon as it is decided")
     p.add_argument("--jobs", type=int, metavar="N",

@@ -1,0 +1,212 @@
+"""The built-in 'literature' corpus (issue 39): published DP-SGD claims with citations.
+
+Fast: the corpus parses and every claim says who published it, where, with which
+accountant and how the published mechanism was read; the report is generated from
+the current corpus; a few claims are audited and their certified enclosures are
+checked against independent truth (dp_accounting's PLD accountant bounds ε from both
+sides; mpmath's δ_μ for the μ conversions).  Slow: the whole corpus is decided, the
+findings (which claims are optimistic) stay what the report says, and the report
+regenerates byte for byte.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import re
+from fractions import Fraction
+
+import pytest
+
+from certdp import InputError
+from certdp.audit import audit_claim, builtin_path, load_claims, parse_claims
+from refs import delta_mu_ref, mpf
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REPORT = ROOT / "docs" / "audits" / "literature.md"
+DPSGD = re.compile(r"dpsgd\(noise=([^,]+), rate=([^,]+), steps=(\d+)\)")
+
+
+def _gen():
+    spec = importlib.util.spec_from_file_location("gen_literature", ROOT / "docs" / "gen_literature.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_claims(builtin_path("literature"))
+
+
+def by_id(corpus, cid):
+    (c,) = [c for c in corpus if c.id == cid]
+    return c
+
+
+def test_corpus_parses_with_enough_claims_and_sources(corpus):
+    assert len(corpus) >= 40
+    assert len({c.id for c in corpus}) == len(corpus)
+    sources = {c.citation["title"] for c in corpus}
+    assert len(sources) >= 8, sources
+
+
+def test_every_claim_cites_its_source(corpus):
+    for c in corpus:
+        for key in ("authors", "title", "venue", "year", "url"):
+            assert c.citation.get(key, "").strip(), (c.id, key)
+        assert re.fullmatch(r"(19|20)\d\d", c.citation["year"]), c.id
+        assert c.citation["url"].startswith("https://"), c.id
+        assert c.accountant.strip(), f"{c.id}: the accountant the source used"
+        assert c.source.strip() and c.note.strip(), c.id
+
+
+def test_every_dpsgd_note_states_the_published_mechanism_and_its_step_count(corpus):
+    for c in corpus:
+        m = DPSGD.fullmatch(c.mechanism or "")
+        if m is None:
+            continue
+        noise, rate, steps = m.groups()
+        assert noise in c.note or noise.rstrip("0") in c.note, f"{c.id}: note does not state the noise {noise}"
+        assert steps in c.note, f"{c.id}: note does not show how the {steps} steps were obtained"
+        assert "delta" in c.note.lower(), f"{c.id}: note does not state delta"
+
+
+def test_ambiguous_step_counts_are_recorded_as_pairs(corpus):
+    """A '-floor' reading has its '-ceil' twin (and '-calibrated' its '-executed'), with the same published number."""
+    ids = {c.id: c for c in corpus}
+    for a, b in (("-floor", "-ceil"), ("-calibrated", "-executed")):
+        for cid, c in ids.items():
+            if cid.endswith(a):
+                twin = ids.get(cid[: -len(a)] + b)
+                assert twin is not None, f"{cid} has no {b} reading"
+                assert (twin.reported, twin.eps, twin.delta) == (c.reported, c.eps, c.delta)
+                assert twin.mechanism != c.mechanism
+
+
+def test_malformed_citation_is_refused():
+    head = '[[claim]]\nid = "c"\nmechanism = "gaussian(sigma=1)"\nkind = "dp"\neps = "1"\ndelta = "0.1"\n'
+    assert parse_claims(head + 'citation = { authors = "A", year = "2020" }\naccountant = "x"\n')[0].citation["year"] == "2020"
+    with pytest.raises(InputError, match="citation.*unknown key"):
+        parse_claims(head + 'citation = { author = "A" }\n')
+    with pytest.raises(InputError, match="citation.year"):
+        parse_claims(head + "citation = { year = 2020 }\n")
+    with pytest.raises(InputError, match="citation"):
+        parse_claims(head + 'citation = "A 2020"\n')
+    with pytest.raises(InputError, match="accountant"):
+        parse_claims(head + "accountant = 3\n")
+
+
+def test_report_is_generated_from_the_current_corpus(corpus):
+    text = REPORT.read_text(encoding="utf-8")
+    assert f"corpus sha256 {_gen().corpus_hash()}" in text, "run `python docs/gen_literature.py`"
+    for c in corpus:
+        assert f"`{c.id}`" in text, c.id
+
+
+def test_readme_counts_match_the_corpus(corpus):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    sources = len({c.citation["title"] for c in corpus})
+    assert f"audits {len(corpus)} published claims from {sources} sources" in readme
+    report = REPORT.read_text(encoding="utf-8")
+    assert f"{len(corpus)} claims from {sources} sources" in report
+
+
+def test_builtin_literature_is_wired(capsys):
+    from certdp.cli import main
+
+    assert builtin_path("literature").endswith("literature.toml")
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--help"])
+    assert exit_.value.code == 0
+    assert "'literature'" in capsys.readouterr().out
+
+
+# -- spot checks against independent truth -------------------------------------------------------
+
+def _pld_eps(noise: float, q: float, steps: int, delta: float, pessimistic: bool) -> float:
+    pytest.importorskip("dp_accounting")  # the interop extra, as in tests/interop
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    # dp_accounting's PLD (Poisson subsampling, add/remove): pessimistic_estimate=True rounds losses
+    # up (an upper bound on the true ε), False rounds them down (a lower bound); the truth, hence
+    # certdp's enclosure, lies between the two.
+    pld = pldlib.from_gaussian_mechanism(noise, sampling_prob=q, pessimistic_estimate=pessimistic,
+                                         value_discretization_interval=1e-4)
+    return pld.self_compose(steps).get_epsilon_for_delta(delta)
+
+
+@pytest.mark.parametrize("cid", ["tfp-tutorial-classification-s1.3-e3", "opacus-mnist-s1.3-e1"])
+def test_printed_eps_spot_checks_against_dp_accounting(corpus, cid):
+    c = by_id(corpus, cid)
+    v = audit_claim(c)
+    noise, rate, steps = DPSGD.fullmatch(c.mechanism).groups()
+    q, s, t, d = float(Fraction(rate)), float(Fraction(noise)), int(steps), float(c.at["delta"])
+    upper = _pld_eps(s, q, t, d, pessimistic=True)
+    lower = _pld_eps(s, q, t, d, pessimistic=False)
+    enc = v.enclosure
+    assert enc.lower_float() <= upper * (1 + 1e-9), (cid, str(enc), upper)
+    assert lower <= enc.upper_float() * (1 + 1e-9), (cid, str(enc), lower)
+    assert enc.upper_float() <= upper * 1.02, f"{cid}: certdp's enclosure {enc} is loose against the PLD upper bound {upper}"
+    # the published number is an RDP accountant's: a valid guarantee, far above the truth
+    assert v.verdict == "REFUTED" and v.valid_guarantee is True
+
+
+def test_calibrated_guarantee_spot_check(corpus):
+    """De et al. 2022's CIFAR-10 (1, 1e-5) run: confirmed, and certdp's ε(1e-5) agrees with the PLD bounds."""
+    from certdp.analyses.dispatch import eps_of
+    from certdp.mechanisms.spec import parse_spec
+
+    c = by_id(corpus, "de2022-cifar10-wrn16-4-eps1")
+    v = audit_claim(c)
+    assert v.verdict == "CONFIRMED" and v.valid_guarantee is True
+    enc = eps_of(parse_spec(c.mechanism), c.delta).enclosure
+    upper = _pld_eps(10.0, 4096 / 50000, 875, 1e-5, pessimistic=True)
+    lower = _pld_eps(10.0, 4096 / 50000, 875, 1e-5, pessimistic=False)
+    assert lower <= enc.upper_float() and enc.lower_float() <= upper
+    assert enc.upper_float() < 1, "the (1, 1e-5) claim has slack"
+
+
+@pytest.mark.parametrize("cid,eps", [("bu2020-fig4-mu0.35-to-eps1.34", "1.34"), ("bu2020-fig4-mu1.78-to-eps8.68", "8.68")])
+def test_mu_conversion_spot_checks_against_mpmath(corpus, cid, eps):
+    """δ_μ(ε) at the two ends of certdp's μ enclosure brackets the claimed δ = 1e-5 (mpmath, 50 digits)."""
+    c = by_id(corpus, cid)
+    v = audit_claim(c)
+    assert v.verdict == "CONFIRMED"
+    lo, hi = v.enclosure.lo_exact, v.enclosure.hi_exact
+    # δ_μ(ε) increases in μ: the true μ (δ_μ(ε) = 1e-5) lies in [lo, hi] iff δ_lo <= 1e-5 <= δ_hi
+    assert delta_mu_ref(lo, eps) <= mpf(Fraction(1, 100000)) <= delta_mu_ref(hi, eps)
+
+
+# -- the whole corpus ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def audited():
+    return _gen().audit_rows()
+
+
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_whole_corpus_is_decided(audited):
+    for c, v, _ in audited:
+        assert v.verdict in ("CONFIRMED", "REFUTED") or (v.verdict == "UNSUPPORTED" and v.detail.strip()), (c.id, v.detail)
+        if v.verdict in ("CONFIRMED", "REFUTED") and c.kind == "dp":
+            assert v.certificate is not None, f"{c.id}: decided dp claims carry a certificate"
+
+
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_findings_are_stable(audited):
+    """The optimistic claims are exactly the GDP-CLT ones (Bu et al.); every RDP/MA number is a valid guarantee.
+    A change here is a change of finding: update the report and say why."""
+    gen = _gen()
+    optimistic = sorted(c.id for c, v, eps in audited if gen.classify(c, v, eps)[3] == "optimistic")
+    assert optimistic == sorted(c.id for c, _, _ in audited if "-clt-" in c.id)
+    for c, v, _ in audited:
+        if "-clt-" not in c.id and (c.kind == "dp" or c.quantity == "eps"):
+            assert v.valid_guarantee is True, c.id
+
+
+@pytest.mark.slow
+def test_report_regenerates_identically(audited):
+    assert _gen().render(audited) == REPORT.read_text(encoding="utf-8"), "run `python docs/gen_literature.py`"
