@@ -8,7 +8,9 @@ import mpmath  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-settings.register_profile("default", deadline=None, max_examples=60)
+# the default run is deterministic (no flake on a fresh CI clone: a random seed once found a
+# slow input and spent the run shrinking it); `HYPOTHESIS_PROFILE=thorough` hunts with random seeds
+settings.register_profile("default", deadline=None, max_examples=60, derandomize=True)
 settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 

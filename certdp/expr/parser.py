@@ -110,6 +110,15 @@ def _root_unevaluated(fn: Callable[..., sympy.Basic], args: tuple) -> sympy.Expr
     return None
 
 
+def _check_exp_of_log(tok: "Token", arg: sympy.Expr) -> None:
+    """The caps of '**' for exp(c·log(r)), which sympy rewrites as r**c (a huge c hung it)."""
+    for c, rest in (t.as_coeff_Mul() for t in sympy.Add.make_args(arg)):
+        logs = [f.args[0] for f in sympy.Mul.make_args(rest) if isinstance(f, sympy.log)]
+        if logs and isinstance(c, sympy.Rational) and (abs(c.p) > MAX_POWER_EXPONENT or c.q > MAX_POWER_EXPONENT or any(
+                isinstance(r, sympy.Rational) and _bits(r) * abs(c.p) > MAX_RESULT_BITS for r in logs)):
+            raise InputError(f"{_describe(tok)} of {c}·log(...) would build an exact power beyond the caps of '**'")
+
+
 @dataclass(frozen=True)
 class Token:
     kind: str  # "num" | "name" | "op" | "end"
@@ -333,6 +342,8 @@ class _Parser:
                     raise InputError(f"{_describe(fn_tok)} takes 1 argument, got {len(args)}")
                 if name == "sqrt" and isinstance(args[0], sympy.Rational) and _bits(args[0]) > MAX_ROOT_BITS:
                     raise InputError(f"{_describe(fn_tok)} of an exact number of more than {MAX_ROOT_BITS} bits")
+                if name == "exp":
+                    _check_exp_of_log(fn_tok, args[0])
                 return self.build(fn_tok, _UNARY_FUNCTIONS[name], args[0])
             if name in _VARIADIC:
                 args = self.args(open_tok)

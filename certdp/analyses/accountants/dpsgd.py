@@ -117,8 +117,6 @@ def schedule(*, rate: object = None, steps: object = None, epochs: object = None
     Conflicting or incomplete combinations raise :class:`InputError`.  The third value
     is None for plain (rate, steps), else the inputs and the rule as strings (echoed
     in the result's ``to_json()``)."""
-    from certdp.mechanisms.format import format_number  # noqa: PLC0415
-
     if (batch_size is None) != (dataset_size is None):
         raise InputError("give --batch-size and --dataset-size together (q = B/N)")
     by_batch = batch_size is not None
@@ -142,6 +140,8 @@ def schedule(*, rate: object = None, steps: object = None, epochs: object = None
         if not by_batch:
             return q, T, None
         return q, T, {"batch_size": B, "dataset_size": N, "sample_rate_rule": "q = B/N"}
+    from certdp.mechanisms.format import format_number  # noqa: PLC0415 (epochs only: a plain run loads no sympy)
+
     E = exact(epochs, "epochs")
     if E <= 0:
         raise InputError(f"epochs must be > 0, got {epochs!r}")
