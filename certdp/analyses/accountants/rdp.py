@@ -193,11 +193,17 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
 
 def _guide(mech: object) -> Callable[[Fraction], float]:
     """A float estimate of ρ(α) that steers the choice of order (never reported)."""
-    if getattr(mech, "name", None) == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
+    name = getattr(mech, "name", None)
+    if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
         inner = mech.mechanism  # type: ignore[attr-defined]
         q, s = Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity)  # type: ignore[attr-defined]
         if q != 1:
             return lambda a: rdp_guide.sgm_rdp_float(q, s, a, QUAD_MAX_PEAK)
+        half_mu2 = float(1 / s**2) / 2
+        return lambda a: half_mu2 * float(a)
+    if name in ("gaussian", "gaussian_dp"):
+        half_mu2 = float(Fraction(mech.gdp_mu_squared())) / 2  # type: ignore[attr-defined]
+        return lambda a: half_mu2 * float(a)
     return rdp_guide.ball_midpoint(_curve(mech))
 
 
@@ -216,11 +222,19 @@ def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
 # --- the Poisson-subsampled Gaussian ----------------------------------------------
 
 def _binomial_log_a(q: Fraction, s: Fraction, a: int) -> arb:
-    """log A_α at an integer order (Mironov, Talwar & Zhang 2019 §3.3)."""
+    """log A_α at an integer order (Mironov, Talwar & Zhang 2019 §3.3).
+
+    The binomials C(α, k) are exact integers by the recurrence
+    C(α, k+1) = C(α, k)(α−k)/(k+1) (exact division), and (1−q)^{α−k} q^k by
+    multiplying (1−q)^α by the ball q/(1−q) k times: every step is ball
+    arithmetic, so each term is enclosed (math.comb per term was O(α²) work)."""
     qb, rb, half = to_ball(q), to_ball(1 - q), 1 / (2 * to_ball(s) ** 2)
+    ratio, power, comb = qb / rb, rb**a, 1
     total = arb(0)
     for k in range(a + 1):
-        total += math.comb(a, k) * rb ** (a - k) * qb**k * (arb(k * k - k) * half).exp()
+        total += comb * power * (arb(k * k - k) * half).exp()
+        comb = comb * (a - k) // (k + 1)
+        power *= ratio
     return total.log()
 
 
@@ -349,6 +363,7 @@ class RDPAccountant(Accountant):
         self.search = search
         self._cache: dict[Fraction, arb] = {}
         self._guide_cache: dict[Fraction, float] = {}
+        self._guides: list[tuple[Callable[[Fraction], float], int]] | None = None
 
     def compose(self, mechanism: object, count: int = 1) -> "RDPAccountant":
         count = check_count(count)
@@ -359,8 +374,10 @@ class RDPAccountant(Accountant):
         """Float estimate of Σ k ρ(α), for choosing orders only (never reported)."""
         hit = self._guide_cache.get(a)
         if hit is None:
+            if self._guides is None:
+                self._guides = [(_guide(m), k) for m, k in self.items]
             try:
-                hit = math.fsum(_guide(m)(a) * k for m, k in self.items)
+                hit = math.fsum(g(a) * k for g, k in self._guides)
             except (ValueError, OverflowError, ZeroDivisionError):
                 hit = math.inf
             if math.isnan(hit):
