@@ -143,20 +143,44 @@ class _Pair:
         x = t * to_ball(self.sigma) ** 2 + arb(1) / 2
         return x if self.sign > 0 else -x
 
-    def mass(self, comps: tuple, a: arb | None, b: arb | None) -> arb:
-        """Mixture mass of (a, b); None ends are −∞ (a) / +∞ (b)."""
-        s = to_ball(self.sigma)
+    def mass(self, comps: tuple, a: arb | None, b: arb | None, memo: "dict | None" = None,
+             keys: tuple[object, object] = (None, None)) -> arb:
+        """Mixture mass of (a, b); None ends are −∞ (a) / +∞ (b).  ``memo`` with
+        ``keys`` (one hashable key per end, naming that end's ball) remembers each
+        Φ(z) / Φ̄(z) ball: adjacent cells share an end, so the same ball is asked for
+        twice; the memo returns the very ball computed the first time, and so do
+        σ's and the weights' balls (a memo lives in one working precision: the result
+        is bit-for-bit the one without it)."""
+        if memo is None:
+            memo = {}
+        s = memo.get("sigma")
+        if s is None:
+            s = memo["sigma"] = to_ball(self.sigma)
         total = arb(0)
         for w, c in comps:
+            wb = memo.get(("w", w))
+            if wb is None:
+                wb = memo[("w", w)] = to_ball(w)
             za = None if a is None else (a - c) / s
             zb = None if b is None else (b - c) / s
+
+            def phi(z: arb, key: object, upper: bool) -> arb:
+                if key is None:
+                    return Phi_upper_ball(z) if upper else Phi_ball(z)
+                k = (key, c, upper)
+                hit = memo.get(k)
+                if hit is None:
+                    hit = memo[k] = Phi_upper_ball(z) if upper else Phi_ball(z)
+                return hit
+
+            ka, kb = keys
             if za is not None and za > 0:
-                v = Phi_upper_ball(za) - (0 if zb is None else Phi_upper_ball(zb))
+                v = phi(za, ka, True) - (0 if zb is None else phi(zb, kb, True))
             elif zb is not None and zb < 0:
-                v = Phi_ball(zb) - (0 if za is None else Phi_ball(za))
+                v = phi(zb, kb, False) - (0 if za is None else phi(za, ka, False))
             else:
-                v = 1 - (0 if za is None else Phi_ball(za)) - (0 if zb is None else Phi_upper_ball(zb))
-            total += to_ball(w) * v
+                v = 1 - (0 if za is None else phi(za, ka, False)) - (0 if zb is None else phi(zb, kb, True))
+            total += wb * v
         return total
 
 
@@ -180,8 +204,9 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
     def point(e: Any) -> arb | None:
         return None if isinstance(e, str) else e
 
+    memo: dict = {}  # Φ at each end, shared by the two cells beside it (see _Pair.mass)
     if ends[0] != "below":  # losses <= ω_0 go up to ω_0 ("above": all of them)
-        masses[0] = pair.mass(pair.p, None, point(ends[0]))
+        masses[0] = pair.mass(pair.p, None, point(ends[0]), memo, (None, 0))
     ehm = (-hb).exp()
     e_next = (-(lo * hb)).exp()
     for j in range(n - 1):
@@ -189,13 +214,13 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
         a, b = ends[j], ends[j + 1]
         if a == "above" or b == "below":
             continue  # empty interval
-        PI = pair.mass(pair.p, point(a), point(b))
-        QI = pair.mass(pair.qq, point(a), point(b))
+        PI = pair.mass(pair.p, point(a), point(b), memo, (j, j + 1))
+        QI = pair.mass(pair.qq, point(a), point(b), memo, (j, j + 1))
         A = (QI - e_next * PI) / (e_j - e_next)
         masses[j] += A
         masses[j + 1] += PI - A
     top = ends[-1]
-    inf_mass = arb(0) if top == "above" else pair.mass(pair.p, point(top), None)
+    inf_mass = arb(0) if top == "above" else pair.mass(pair.p, point(top), None, memo, (n - 1, None))
     scale = arb(2) ** bits
     coeffs = [fixed_point_units(m, scale, True) for m in masses]
     return lo, coeffs, fixed_point_units(inf_mass, scale, True)
