@@ -34,7 +34,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 42
-MAX_LINES = 8_800
+MAX_LINES = 8_820
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -143,21 +143,33 @@ class _Pair:
         x = t * to_ball(self.sigma) ** 2 + arb(1) / 2
         return x if self.sign > 0 else -x
 
-    def mass(self, comps: tuple, a: arb | None, b: arb | None) -> arb:
-        """Mixture mass of (a, b); None ends are −∞ (a) / +∞ (b)."""
-        s = to_ball(self.sigma)
+    def mass(self, comps: tuple, a: arb | None, b: arb | None, memo: dict, ka: object = None, kb: object = None) -> arb:
+        """Mixture mass of (a, b); None ends are −∞ (a) / +∞ (b).  ``memo`` (one precision; keys
+        ka, kb name the ends) returns each Φ/Φ̄/σ/weight ball made first: cells share ends, same bits."""
+        s = _once(memo, "sigma", lambda: to_ball(self.sigma))
         total = arb(0)
         for w, c in comps:
             za = None if a is None else (a - c) / s
             zb = None if b is None else (b - c) / s
+
+            def phi(z: arb, key: object, up: bool) -> arb:
+                return _once(memo, None if key is None else (key, c, up),
+                             lambda: Phi_upper_ball(z) if up else Phi_ball(z))
             if za is not None and za > 0:
-                v = Phi_upper_ball(za) - (0 if zb is None else Phi_upper_ball(zb))
+                v = phi(za, ka, True) - (0 if zb is None else phi(zb, kb, True))
             elif zb is not None and zb < 0:
-                v = Phi_ball(zb) - (0 if za is None else Phi_ball(za))
+                v = phi(zb, kb, False) - (0 if za is None else phi(za, ka, False))
             else:
-                v = 1 - (0 if za is None else Phi_ball(za)) - (0 if zb is None else Phi_upper_ball(zb))
-            total += to_ball(w) * v
+                v = 1 - (0 if za is None else phi(za, ka, False)) - (0 if zb is None else phi(zb, kb, True))
+            total += _once(memo, ("w", w), lambda: to_ball(w)) * v
         return total
+
+
+def _once(memo: dict, key: object, make: Any) -> arb:
+    """memo[key], made the first time (key None: made every time)."""
+    if key is not None and key not in memo:
+        memo[key] = make()
+    return make() if key is None else memo[key]
 
 
 class _Undecided(Exception):
@@ -180,8 +192,9 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
     def point(e: Any) -> arb | None:
         return None if isinstance(e, str) else e
 
+    memo: dict = {}  # Φ at each end, shared by the two cells beside it (see _Pair.mass)
     if ends[0] != "below":  # losses <= ω_0 go up to ω_0 ("above": all of them)
-        masses[0] = pair.mass(pair.p, None, point(ends[0]))
+        masses[0] = pair.mass(pair.p, None, point(ends[0]), memo, None, 0)
     ehm = (-hb).exp()
     e_next = (-(lo * hb)).exp()
     for j in range(n - 1):
@@ -189,13 +202,13 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
         a, b = ends[j], ends[j + 1]
         if a == "above" or b == "below":
             continue  # empty interval
-        PI = pair.mass(pair.p, point(a), point(b))
-        QI = pair.mass(pair.qq, point(a), point(b))
+        PI = pair.mass(pair.p, point(a), point(b), memo, j, j + 1)
+        QI = pair.mass(pair.qq, point(a), point(b), memo, j, j + 1)
         A = (QI - e_next * PI) / (e_j - e_next)
         masses[j] += A
         masses[j + 1] += PI - A
     top = ends[-1]
-    inf_mass = arb(0) if top == "above" else pair.mass(pair.p, point(top), None)
+    inf_mass = arb(0) if top == "above" else pair.mass(pair.p, point(top), None, memo, n - 1)
     scale = arb(2) ** bits
     coeffs = [fixed_point_units(m, scale, True) for m in masses]
     return lo, coeffs, fixed_point_units(inf_mass, scale, True)
@@ -237,8 +250,8 @@ def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ..
     for j in range(len(ends) - 1):
         if not j % 1024:
             check_budget("re-deriving the lower one-step PLD", j, len(ends))
-        P = pair.mass(pair.p, ends[j], ends[j + 1])
-        Q = pair.mass(pair.qq, ends[j], ends[j + 1])
+        P = pair.mass(pair.p, ends[j], ends[j + 1], {})
+        Q = pair.mass(pair.qq, ends[j], ends[j + 1], {})
         if not (P > 0 and Q > 0):
             continue
         ell = lower_bound((P / Q).log())

@@ -173,6 +173,7 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     (h, tau, z, bits), tried first for a composition of subsampled Gaussians.
     InputError when no route can be certified."""
     from certdp.certificates.checker import check  # noqa: PLC0415
+    from certdp.certificates.screen import proved_first  # noqa: PLC0415
     from certdp.mechanisms.transforms import ComposeAll  # noqa: PLC0415
 
     if isinstance(mech, ComposeAll) and not mech.has_closed_form:  # heterogeneous: evidence pld_items
@@ -205,11 +206,15 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
             evidences.insert(0, {"pld": {k: pld[k] for k in ("h", "tau", "z", "bits")}})
     for j, evidence in enumerate(evidences):
         check_budget("refining the certificate's grid", j, len(evidences))
-        for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions):
+        claims = _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions)
+        if "pld" in evidence:
+            claims = proved_first(spec, evidence, claims)
+        for claim in claims:
             doc = envelope(claim, spec, evidence, 128)
             if check(doc).valid:
                 return doc
     raise InputError("the independent checker could not re-derive this bound; no certificate written")
+
 
 
 #: profile-pair evidence: sample the profile until it is below this, on at most this many knots

@@ -55,7 +55,12 @@ Conversions to (ε, δ)-DP, each a valid upper bound, minimised over the orders:
 
 The orders searched are :data:`ORDERS` (like dp_accounting's default: fractional
 orders near 1, all integers 2..64, then a geometric tail to 1024), then the best
-order is refined on a grid of 1/8 of the way to each grid neighbour.
+order is refined on a grid of 1/8 of the way to each grid neighbour.  The search
+runs on a float estimate of the curve (:mod:`certdp.analyses.accountants.rdp_guide`),
+and only the :data:`CERTIFIED_ORDERS` best orders by that estimate are evaluated in
+ball arithmetic; the answer is the smallest certified bound among them.  Every
+order gives a valid upper bound, so the float search can only cost tightness,
+never soundness (``search="exhaustive"`` evaluates every order in balls instead).
 
 RDP answers are upper bounds of the mechanism's true ε (or δ), never lower
 ones: the result is an enclosure [0, hi] (like
@@ -73,6 +78,7 @@ from typing import Callable, Iterable, Literal
 
 from flint import acb, arb
 
+from certdp.analyses.accountants import rdp_guide
 from certdp.analyses.accountants.base import Accountant, check_count, check_delta, check_eps
 from certdp.errors import InputError
 from certdp.numerics.ball import to_ball, upper_bound, working_precision
@@ -94,6 +100,8 @@ QUAD_PREC = 128
 QUAD_MAX_PEAK = 1024
 #: The tails cut off the quadrature are below 2^-TAIL_BITS of the moment.
 TAIL_BITS = 110
+#: How many of the best orders by the float guide are evaluated in balls.
+CERTIFIED_ORDERS = 3
 Conversion = Literal["classic", "improved"]
 CONVERSIONS: tuple[Conversion, Conversion] = ("improved", "classic")
 _NAMES = {"improved": "improved conversion (Canonne, Kamath & Steinke 2020 Prop 12; Balle et al. 2020 Thm 21)",
@@ -205,6 +213,22 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
                      f"randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), not {spec}")
 
 
+def _guide(mech: object) -> Callable[[Fraction], float]:
+    """A float estimate of ρ(α) that steers the choice of order (never reported)."""
+    name = getattr(mech, "name", None)
+    if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
+        inner = mech.mechanism  # type: ignore[attr-defined]
+        q, s = Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity)  # type: ignore[attr-defined]
+        if q != 1:
+            return lambda a: rdp_guide.sgm_rdp_float(q, s, a, QUAD_MAX_PEAK)
+        half_mu2 = float(1 / s**2) / 2
+        return lambda a: half_mu2 * float(a)
+    if name in ("gaussian", "gaussian_dp"):
+        half_mu2 = float(Fraction(mech.gdp_mu_squared())) / 2  # type: ignore[attr-defined]
+        return lambda a: half_mu2 * float(a)
+    return rdp_guide.ball_midpoint(_curve(mech))
+
+
 def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
     """(ρ, exact) with the mechanism ρ-zCDP (Bun & Steinke 2016), or None."""
     name = getattr(mech, "name", None)
@@ -222,11 +246,19 @@ def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
 # --- the Poisson-subsampled Gaussian ----------------------------------------------
 
 def _binomial_log_a(q: Fraction, s: Fraction, a: int) -> arb:
-    """log A_α at an integer order (Mironov, Talwar & Zhang 2019 §3.3)."""
+    """log A_α at an integer order (Mironov, Talwar & Zhang 2019 §3.3).
+
+    The binomials C(α, k) are exact integers by the recurrence
+    C(α, k+1) = C(α, k)(α−k)/(k+1) (exact division), and (1−q)^{α−k} q^k by
+    multiplying (1−q)^α by the ball q/(1−q) k times: every step is ball
+    arithmetic, so each term is enclosed (math.comb per term was O(α²) work)."""
     qb, rb, half = to_ball(q), to_ball(1 - q), 1 / (2 * to_ball(s) ** 2)
+    ratio, power, comb = qb / rb, rb**a, 1
     total = arb(0)
     for k in range(a + 1):
-        total += math.comb(a, k) * rb ** (a - k) * qb**k * (arb(k * k - k) * half).exp()
+        total += comb * power * (arb(k * k - k) * half).exp()
+        comb = comb * (a - k) // (k + 1)
+        power *= ratio
     return total.log()
 
 
@@ -344,18 +376,38 @@ class RDPAccountant(Accountant):
     bounds only ([0, hi])."""
 
     def __init__(self, items: tuple[tuple[object, int], ...] = (), orders: Iterable[object] = ORDERS,
-                 refine: bool = True) -> None:
+                 refine: bool = True, search: Literal["guided", "exhaustive"] = "guided") -> None:
         self.items = items
         self.orders = tuple(check_order(a) for a in orders)
         if not self.orders:
             raise InputError("give at least one RDP order")
+        if search not in ("guided", "exhaustive"):
+            raise InputError(f"search must be 'guided' or 'exhaustive', got {search!r}")
         self.refine = refine
+        self.search = search
         self._cache: dict[Fraction, arb] = {}
+        self._guide_cache: dict[Fraction, float] = {}
+        self._guides: list[tuple[Callable[[Fraction], float], int]] | None = None
 
     def compose(self, mechanism: object, count: int = 1) -> "RDPAccountant":
         count = check_count(count)
         return RDPAccountant(self.items + tuple((m, k * count) for m, k in _flatten(mechanism)),
-                             self.orders, self.refine)
+                             self.orders, self.refine, self.search)
+
+    def guide(self, a: Fraction) -> float:
+        """Float estimate of Σ k ρ(α), for choosing orders only (never reported)."""
+        hit = self._guide_cache.get(a)
+        if hit is None:
+            if self._guides is None:
+                self._guides = [(_guide(m), k) for m, k in self.items]
+            try:
+                hit = math.fsum(g(a) * k for g, k in self._guides)
+            except (ValueError, OverflowError, ZeroDivisionError):
+                hit = math.inf
+            if math.isnan(hit):
+                hit = math.inf
+            self._guide_cache[a] = hit
+        return hit
 
     def rdp(self, order: object) -> arb:
         """A ball containing Σ k ρ(α) at an order α > 1 (an exact number)."""
@@ -393,7 +445,12 @@ class RDPAccountant(Accountant):
         return enc if exact_all else Enclosure(arb(0), enc.hi)
 
     def _search(self, score: Callable[[Fraction, arb], dict[str, arb]],
+                fscore: Callable[[Fraction, float], dict[str, float]],
                 conversions: tuple[Conversion, ...]) -> tuple[arb, Fraction, Conversion]:
+        """The smallest certified score over the orders: every order searched in
+        balls (``search="exhaustive"``), or the orders ranked by the float guide
+        and the :data:`CERTIFIED_ORDERS` best evaluated in balls (``"guided"``).
+        Either way the returned value is a certified score at the returned order."""
         best: tuple[arb, Fraction, Conversion] | None = None
 
         def consider(orders: Iterable[Fraction]) -> None:
@@ -406,12 +463,44 @@ class RDPAccountant(Accountant):
                         best = (hi, a, conv)
 
         with working_precision(PREC):
+            if self.search == "guided":
+                ranked = self._ranked(fscore, conversions)
+                if ranked:
+                    consider(ranked[:CERTIFIED_ORDERS])
+                    assert best is not None
+                    return best
             consider(self.orders)
             assert best is not None
             if self.refine:
                 consider(_refinement(self.orders, best[1]))
         assert best is not None
         return best
+
+    def _ranked(self, fscore: Callable[[Fraction, float], dict[str, float]],
+                conversions: tuple[Conversion, ...]) -> list[Fraction]:
+        """Orders (the grid, then its refinement around the float-best) sorted by
+        the float score; empty when the guide gives nothing finite."""
+        scores: dict[Fraction, float] = {}
+
+        def consider(orders: Iterable[Fraction]) -> None:
+            for a in orders:
+                r = self.guide(a)
+                if not math.isfinite(r):
+                    continue
+                try:
+                    vals = fscore(a, r)
+                except (ValueError, OverflowError, ZeroDivisionError):
+                    continue
+                v = min(vals[c] for c in conversions)
+                if not math.isnan(v):
+                    scores[a] = min(v, scores.get(a, math.inf))
+
+        consider(self.orders)
+        if not scores:
+            return []
+        if self.refine:
+            consider(_refinement(self.orders, min(scores, key=scores.__getitem__)))
+        return sorted(scores, key=scores.__getitem__)
 
     def epsilon_bound(self, delta: object, conversion: Conversion | None = None) -> RDPBound:
         """The smallest certified ε upper bound over the orders and the
@@ -426,7 +515,8 @@ class RDPAccountant(Accountant):
             return {"classic": r - log_d / (ab - 1),
                     "improved": r + ((ab - 1) / ab).log() - (log_d + ab.log()) / (ab - 1)}
 
-        hi, a, conv = self._search(score, convs)
+        log_df = float(log_d.mid())
+        hi, a, conv = self._search(score, lambda a, r: rdp_guide.epsilon_scores(a, r, log_df), convs)
         return RDPBound(Enclosure(arb(0), hi if hi > 0 else arb(0)), a, conv)
 
     def delta_bound(self, eps: object, conversion: Conversion | None = None) -> RDPBound:
@@ -439,7 +529,8 @@ class RDPAccountant(Accountant):
             classic = ((ab - 1) * (r - to_ball(e))).exp()
             return {"classic": classic, "improved": classic * ((ab - 1) / ab) ** (ab - 1) / ab}
 
-        hi, a, conv = self._search(score, convs)
+        ef = float(e) if e < 10**300 else math.inf
+        hi, a, conv = self._search(score, lambda a, r: rdp_guide.log_delta_scores(a, r, ef), convs)
         return RDPBound(Enclosure(arb(0), hi if hi < 1 else arb(1)), a, conv)
 
     def delta(self, eps: object) -> Enclosure:
