@@ -32,7 +32,8 @@ CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp"
                    "certdp.certificates.check_iv", "certdp.certificates.mechs",
                    "certdp.certificates.check_fdp", "certdp.certificates.check_refute",
                    "certdp.certificates.check_profile_pld", "certdp.certificates.check_optimum",
-                   "certdp.certificates.check_pld_iv", "certdp.certificates.check_law_pld")
+                   "certdp.certificates.check_pld_iv", "certdp.certificates.check_law_pld",
+                   "certdp.certificates.slopes")
 
 
 def _modules() -> dict[str, pathlib.Path]:

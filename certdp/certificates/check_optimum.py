@@ -59,8 +59,6 @@ from certdp.numerics.cells import CellBudgetExceeded, prove_on_cells
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 
-SWITCH = ("switch_eps", "switch_delta")
-REFINED = ("refined_sigma", "refined_eps0", "refined_delta0")
 #: Largest tail point T of a switch-point certificate (q ≤ 1/(1+e^T) beyond it).
 MAX_TAIL = 10_000
 #: Cells one proof may use (the seeds' proofs use about 160).

@@ -271,6 +271,7 @@ def test_checker_imports_only_the_kernel():
         "certdp.certificates.schema",
         "certdp.numerics.cells",
         "certdp.certificates.facts",
+        "certdp.certificates.slopes",  # the table's slopes in balls (second-order cells)
         "certdp.certificates.check_iv",  # the second kernel (itself kernel-only, see test_architecture)
     )
     cells_src = (ROOT / "certdp" / "numerics" / "cells.py").read_text()
