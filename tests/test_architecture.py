@@ -18,7 +18,7 @@ PKG = ROOT / "certdp"
 LAYERS = {
     "errors": 0, "meta": 0, "progress": 0, "files": 0, "numerics": 0,
     "expr": 1,
-    "mechanisms": 2,
+    "mechanisms": 2, "verify": 2,
     "analyses": 3,
     "certificates": 4,
     "audit": 5, "sweep": 5, "bench": 5, "interop": 5,
@@ -26,13 +26,14 @@ LAYERS = {
 }
 #: the certificate checker may import only these (besides its own package's checker modules)
 CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr")
-CHECKER_MODULES = ("certdp.certificates.checker", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
-                   "certdp.certificates.check_prdp", "certdp.certificates.schema", "certdp.certificates.facts",
-                   "certdp.certificates.check_value", "certdp.certificates.check_pld",
-                   "certdp.certificates.check_iv", "certdp.certificates.mechs",
-                   "certdp.certificates.check_fdp", "certdp.certificates.check_refute",
-                   "certdp.certificates.check_profile_pld", "certdp.certificates.check_optimum",
-                   "certdp.certificates.check_pld_iv", "certdp.certificates.check_law_pld")
+CHECKER_MODULES = ("certdp.verify.checker", "certdp.verify.check_dp", "certdp.verify.check_exact",
+                   "certdp.verify.check_prdp", "certdp.verify.schema", "certdp.verify.facts",
+                   "certdp.verify.check_value", "certdp.verify.check_pld",
+                   "certdp.verify.check_iv", "certdp.verify.mechs",
+                   "certdp.verify.check_fdp", "certdp.verify.check_refute",
+                   "certdp.verify.check_profile_pld", "certdp.verify.check_optimum",
+                   "certdp.verify.check_pld_iv", "certdp.verify.check_law_pld",
+                   "certdp.verify.slopes")
 
 
 def _modules() -> dict[str, pathlib.Path]:

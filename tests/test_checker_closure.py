@@ -19,7 +19,15 @@ for generic-engine answers (check_profile_pld) 38 modules, 7,318 lines; with the
 switch-point and noise-refinement proofs (check_optimum, expr.monotone, the
 sgd/icea naive profiles in the checker's table) 40 modules, 7,715 lines; with
 heterogeneous compositions (compose_all, evidence pld_items) 40 modules, 7,849 lines;
-with the DP-SGD one-step in mpmath intervals (check_pld_iv) 41 modules, 8,007 lines.
+with the DP-SGD one-step in mpmath intervals (check_pld_iv) 41 modules, 8,007 lines;
+on main before issue 36's first step 42 modules, 8,787 lines; with the table's slopes
+in balls (verify.slopes, so that second-order cells need no sympy) 43 modules,
+9,010 lines.  Of these, what a certificate with no user expression can load
+(:func:`sympy_free_closure`: module-level imports only; sympy, the safe parser, the
+expression evaluator, check_optimum and the mpmath kernel load in functions, for the
+certificates that need them) is 29 modules, 5,808 lines.  With the checker in its own
+package certdp.verify (whose __init__ imports nothing) 43 modules, 9,023 lines; without
+sympy 29 modules, 5,822 lines.
 """
 
 from __future__ import annotations
@@ -33,8 +41,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 42
-MAX_LINES = 8_820
+MAX_MODULES = 43
+MAX_LINES = 9_050
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -64,6 +72,55 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
     return {m: len(arch.MODULES[m].read_text().splitlines()) for m in sorted(seen)}
 
 
+#: Upper limits of the part loaded for a certificate with no user expression (issue 36).
+MAX_SYMPY_FREE_LINES = 5_850
+
+
+def _outside_functions(tree: ast.AST) -> ast.Module:
+    """The statements of ``tree`` that run on import: every function body (methods too) removed."""
+
+    class Strip(ast.NodeTransformer):
+        def visit_FunctionDef(self, node: ast.AST) -> None:
+            return None
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+    return Strip().visit(tree)
+
+
+def sympy_free_closure() -> dict[str, int]:
+    """What ``certdp verify`` can load for a catalog certificate: the closure of the checker
+    and its kind modules through module-level imports only (the function-local ones —
+    sympy, the safe parser, the expression evaluator, check_optimum, the mpmath kernel —
+    load only for certificates that need them), plus parent packages."""
+    from certdp.verify.checker import KIND_MODULES
+
+    seen: set[str] = set()
+    todo = ["certdp.verify.checker", *KIND_MODULES]
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in arch.MODULES:
+            continue
+        seen.add(m)
+        todo.extend(arch._imports(m, tree=_outside_functions(ast.parse(arch.MODULES[m].read_text()))))
+        parts = m.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+    return {m: len(arch.MODULES[m].read_text().splitlines()) for m in sorted(seen)}
+
+
+def test_catalog_certificates_load_no_sympy():
+    c = sympy_free_closure()
+    assert sum(c.values()) <= MAX_SYMPY_FREE_LINES, (len(c), sum(c.values()))
+    for m in c:
+        tree = _outside_functions(ast.parse(arch.MODULES[m].read_text()))
+        top = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
+        assert not any(n == "sympy" or n.startswith("sympy.") for n in names), m
+    assert not {"certdp.expr.parser", "certdp.expr.evaluate", "certdp.expr.derivative",
+                "certdp.verify.check_optimum", "certdp.verify.check_iv"} & set(c)
+
+
 def test_closure_is_small():
     c = closure()
     assert len(c) <= MAX_MODULES and sum(c.values()) <= MAX_LINES, (len(c), sum(c.values()))
@@ -73,19 +130,30 @@ def test_closure_has_no_catalog():
     c = closure()
     assert not [m for m in c if m.startswith(("certdp.mechanisms", "certdp.analyses", "certdp.audit"))]
     # the checker's own table is in it, and so are the grammar and the evaluator
-    assert {"certdp.certificates.mechs", "certdp.expr.spec_grammar", "certdp.expr.evaluate"} <= set(c)
+    assert {"certdp.verify.mechs", "certdp.expr.spec_grammar", "certdp.expr.evaluate"} <= set(c)
 
 
 def test_every_kind_module_is_measured():
     # the checker loads its kind modules by name (importlib): each must be a root of the closure
-    from certdp.certificates.checker import KIND_MODULES
+    from certdp.verify.checker import KIND_MODULES
 
     assert set(KIND_MODULES) <= set(arch.CHECKER_MODULES)
 
 
+def test_every_kind_has_its_module():
+    # the checker imports only the module of the certificate's kind (KIND_HOME): the table
+    # must name, for every kind a kind module declares, that module and no other
+    import importlib
+
+    from certdp.verify.checker import KIND_HOME, KIND_MODULES
+
+    declared = {k: name for name in KIND_MODULES for k in importlib.import_module(name).KINDS}
+    assert KIND_HOME == declared
+
+
 def test_closure_counts_function_local_imports():
     # check_iv imports check_dp inside a function: it must be in check_iv's closure
-    assert "certdp.certificates.check_dp" in closure(("certdp.certificates.check_iv",))
+    assert "certdp.verify.check_dp" in closure(("certdp.verify.check_iv",))
 
 
 if __name__ == "__main__":
@@ -93,3 +161,5 @@ if __name__ == "__main__":
     for m, n in c.items():
         print(f"{n:6d}  {m}")
     print(f"{len(c)} modules, {sum(c.values())} lines")
+    f = sympy_free_closure()
+    print(f"without sympy (catalog certificates): {len(f)} modules, {sum(f.values())} lines")

@@ -11,7 +11,7 @@ import pytest
 
 from certdp.audit import audit_claim, parse_claims
 from certdp.certificates import check
-from certdp.certificates.schema import MalformedCertificate
+from certdp.verify.schema import MalformedCertificate
 from certdp.cli import main
 from refs import delta_mu_ref, mpf
 

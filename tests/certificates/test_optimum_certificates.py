@@ -17,9 +17,9 @@ import sympy
 
 from certdp.audit.claims import parse_claims
 from certdp.audit.verdicts import audit_claim
-from certdp.certificates.check_iv import check as check_iv
-from certdp.certificates.checker import check
-from certdp.certificates.schema import MalformedCertificate
+from certdp.verify.check_iv import check as check_iv
+from certdp.verify.checker import check
+from certdp.verify.schema import MalformedCertificate
 from certdp.expr import parse_expression
 
 from refs import mp_digits  # noqa: E402

@@ -1,5 +1,5 @@
 """Certificates of generic-engine answers: evidence ``pld_profile`` (the checker's
-profile pair, certdp.certificates.check_profile_pld), checked against closed forms
+profile pair, certdp.verify.check_profile_pld), checked against closed forms
 and mpmath integrals, and against tampering."""
 
 import copy
@@ -13,10 +13,10 @@ import mpmath
 import pytest
 
 from certdp.certificates import writer
-from certdp.certificates.check_profile_pld import delta_upper
-from certdp.certificates.checker import check
-from certdp.certificates.mechs import parse
-from certdp.certificates.schema import MalformedCertificate
+from certdp.verify.check_profile_pld import delta_upper
+from certdp.verify.checker import check
+from certdp.verify.mechs import parse
+from certdp.verify.schema import MalformedCertificate
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.enclosure import Enclosure
 from required import required

@@ -15,9 +15,9 @@ import pytest
 
 from certdp.analyses.gdpt import measure
 from certdp.analyses.prdp.constructions import theorem_3_2
-from certdp.certificates.checker import check
+from certdp.verify.checker import check
 from certdp.certificates.prdp_writer import write_certificate
-from certdp.certificates.schema import MalformedCertificate
+from certdp.verify.schema import MalformedCertificate
 from certdp.certificates.writer import (
     dp_certificate,
     exact_gdp_certificate,

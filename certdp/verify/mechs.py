@@ -32,7 +32,7 @@ second-order cell test and the mpmath kernel).
 The σ-formula mechanisms ``sgd(A, B, sigma)`` and ``icea(m, n)`` are in the table
 only for their naive profile δ̂ (:class:`NaiveFamily`), which the switch-point
 check (:mod:`check_optimum`) needs; every profile-based kind refuses them
-(:data:`certdp.certificates.facts.NOT_CHECKABLE`), as it refuses ``tradeoff``
+(:data:`certdp.verify.facts.NOT_CHECKABLE`), as it refuses ``tradeoff``
 (whose δ̂ needs symbolic solving).
 """
 
@@ -41,15 +41,25 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-import sympy
 from flint import arb
 
 from certdp.errors import InputError
 from certdp.expr.spec_grammar import SpecParser
-from certdp.expr.symbols import EPS
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound
 from certdp.numerics.exact import exact
 from certdp.numerics.gdp import delta_mu_ball
+
+
+def _symbolic() -> tuple[Any, Any]:
+    """(sympy, EPS), loaded on first use: only :meth:`Mech.profile` (the second-order
+    cell test, the mpmath kernel) and ``profile("...")`` specs need them; the ball
+    evaluation of every closed form here is sympy-free."""
+    import sympy  # noqa: PLC0415
+
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
+
+    return sympy, EPS
+
 
 #: Longest accepted ``profile("...")`` expression (as the catalog).
 MAX_EXPRESSION_LENGTH = 10_000
@@ -148,11 +158,13 @@ def _min_ball(x: arb, y: arb) -> arb:
 
 
 def _q(x: Fraction) -> sympy.Rational:
+    sympy = _symbolic()[0]
     return sympy.Rational(x.numerator, x.denominator)
 
 
 def _gdp_expr(mu: sympy.Expr) -> sympy.Expr:
     """δ_μ(ε) with Φ(x) = erfc(−x/√2)/2."""
+    sympy, EPS = _symbolic()
 
     def Phi(x: sympy.Expr) -> sympy.Expr:
         return sympy.erfc(-x / sympy.sqrt(2)) / 2
@@ -246,6 +258,7 @@ class Laplace(Mech):
             raise InputError("laplace: scale and sensitivity must be > 0")
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         return sympy.Max(1 - sympy.exp(EPS / 2 - _q(self.sensitivity / self.scale) / 2), 0)
 
     def point(self, eps: arb) -> arb:
@@ -287,6 +300,7 @@ class RandomizedResponse(Mech):
             raise InputError("randomized_response: p must satisfy 0 < p < 1")
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         q = _q(max(self.p, 1 - self.p))
         return sympy.Max(q - (1 - q) * sympy.exp(EPS), 0)
 
@@ -306,15 +320,17 @@ class DiscreteLaplace(Mech):
             raise InputError("discrete_laplace: need scale > 0 and an integer sensitivity in [1, 1000]")
 
     def atoms(self, exp: Any = None, one: Any = None) -> list[tuple[Fraction, Any, Any]]:
-        """(loss, P-mass, Q-mass), the engine's order; ``exp`` is sympy.exp or (default) a ball exp."""
+        """(loss, P-mass, Q-mass), the engine's order; ``exp`` is sympy.exp (``one`` a sympy 1)
+        or (default) a ball exp."""
         exp, one = (exp, one) if exp is not None else ((lambda x: x.exp()), arb(1))
         d, t = int(self.sensitivity), Fraction(self.scale)
-        r = exp(-one / (_q(t) if exp is sympy.exp else to_ball(t)))
+        r = exp(-one / (to_ball(t) if isinstance(one, arb) else _q(t)))
         c = (1 - r) / (1 + r)
         out = [(Fraction(d) / t, 1 / (1 + r), r**d / (1 + r)), (-Fraction(d) / t, r**d / (1 + r), 1 / (1 + r))]
         return out + [(Fraction(d - 2 * x) / t, c * r**x, c * r**(d - x)) for x in range(1, d)]
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         return sympy.Add(*[sympy.Max(p - q * sympy.exp(EPS), 0)
                            for ell, p, q in self.atoms(sympy.exp, sympy.Integer(1)) if ell > 0])
 
@@ -401,6 +417,7 @@ class ApproxDP(Mech):
         return self.params.get("delta", Fraction(0))
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         e0, d0 = sympy.exp(_q(self.eps)), _q(self.delta0)
         return d0 + (1 - d0) * sympy.Max(e0 - sympy.exp(EPS), 0) / (1 + e0)
 
@@ -422,6 +439,7 @@ class Subsample(Mech):
         return self.mechanism.gdp_mu_squared() if self.rate == 1 else None
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         inner = self.mechanism.profile()
         if self.rate == 1:
             return inner
@@ -493,6 +511,7 @@ class Compose(Mech):
             raise InputError("compose: this composition has no closed-form privacy profile")
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         self._closed()
         if self.k == 1:
             return self.mechanism.profile()
@@ -555,6 +574,7 @@ class ClipReify(Mech):
             raise InputError("clip_reify: need eps_h > 0 and lo < hi")
 
     def profile(self) -> sympy.Expr:
+        sympy, EPS = _symbolic()
         lap = sympy.Max(1 - sympy.exp(EPS / 2 - _q(self.eps_h) / 2), 0)
         return sympy.Min(self.mechanism.profile(), lap)
 
@@ -601,6 +621,7 @@ class UserProfile(Mech):
 
     def delta_ball(self, eps: arb) -> arb:
         """Range of the expression over ``eps`` ∩ [0, ∞) (no monotonicity assumed)."""
+        EPS = _symbolic()[1]
         from certdp.expr.evaluate import compile_ball  # noqa: PLC0415
 
         if self._compiled is None:
@@ -616,7 +637,7 @@ class ComposeAll(Mech):
     """``compose_all(M1, ..., Mn)``: the heterogeneous composition (any order) of the
     listed mechanisms — each may itself be ``compose(M, k)``.  The checker's spec for
     the answers of ``certdp account`` with several ``--mechanism``; no closed-form
-    profile (evidence ``pld_items``, :mod:`certdp.certificates.check_profile_pld`)."""
+    profile (evidence ``pld_items``, :mod:`certdp.verify.check_profile_pld`)."""
 
     has_closed_form = False
 
@@ -646,6 +667,7 @@ class NaiveFamily(Mech):
 
     def naive(self) -> sympy.Expr:
         """δ̂(ε) in :data:`EPS` (exact rationals)."""
+        sympy, EPS = _symbolic()
         p = {k: _q(v) for k, v in self.params.items()}
         if self.name == "sgd":
             return p["B"] * sympy.exp(-((p["sigma"] * EPS / p["A"]) ** 2))

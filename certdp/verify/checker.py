@@ -2,7 +2,7 @@
 
 Trusted kernel only: this module imports :mod:`certdp.numerics` (ball
 arithmetic, δ_μ), :mod:`certdp.expr` (the spec grammar, the expression
-evaluator), the checker's own mechanism table (:mod:`certdp.certificates.mechs`)
+evaluator), the checker's own mechanism table (:mod:`certdp.verify.mechs`)
 and the format schema — never the mechanism catalog or the search code
 (:mod:`certdp.analyses.gdpt`).  It re-evaluates every inequality of the
 evidence in ball arithmetic; an undecided comparison is retried at 2x and 4x
@@ -35,10 +35,10 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.expr.derivative import expression_functions
 from certdp.numerics.cells import second_order_holds
-from certdp.certificates.facts import assumptions_of, known_facts_step, parse_mechanism
-from certdp.certificates.schema import (
+from certdp.verify.facts import assumptions_of, known_facts_step, parse_mechanism
+from certdp.verify.slopes import ball_functions
+from certdp.verify.schema import (
     GDP_KINDS,
     MalformedCertificate,
     validate_gdp,
@@ -118,11 +118,20 @@ def _decide(test, prec: int, what: str) -> None:
 
 @functools.lru_cache(maxsize=32)
 def _functions_for_spec(spec: str) -> Any:
-    """(P, P') of a spec's profile expression (cached: a pure function of the spec)."""
+    """(P, P') of a spec's profile (cached: a pure function of the spec), needed only for
+    a cell the first-order test leaves undecided: the table's closed forms and their
+    slopes in balls (:mod:`certdp.verify.slopes`, no sympy); for ``profile("...")``
+    specs the expression and its sympy derivative (:mod:`certdp.expr.derivative`)."""
     try:
-        p = parse_mechanism({"mechanism": spec}).profile()
+        mech = parse_mechanism({"mechanism": spec})
+        fns = ball_functions(mech)
+        if fns is not None:
+            return fns
+        p = mech.profile()
     except InputError:
         return None
+    from certdp.expr.derivative import expression_functions  # noqa: PLC0415  (sympy)
+
     return expression_functions(p)
 
 
@@ -222,12 +231,24 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
-KIND_MODULES = ("certdp.certificates.check_prdp", "certdp.certificates.check_dp", "certdp.certificates.check_exact",
-                "certdp.certificates.check_value", "certdp.certificates.check_fdp", "certdp.certificates.check_refute")
+KIND_MODULES = ("certdp.verify.check_prdp", "certdp.verify.check_dp", "certdp.verify.check_exact",
+                "certdp.verify.check_value", "certdp.verify.check_fdp", "certdp.verify.check_refute")
+#: The module of each of their kinds, imported only when a certificate has that kind
+#: (tests/test_checker_closure.py checks it against every module's ``KINDS``).
+KIND_HOME = {"adp_not_prdp": "certdp.verify.check_prdp", "dp": "certdp.verify.check_dp",
+             "not_dp": "certdp.verify.check_dp", "gdp_exact": "certdp.verify.check_exact",
+             "value": "certdp.verify.check_value", "gdp_except": "certdp.verify.check_fdp",
+             "not_gdp_except": "certdp.verify.check_refute"}
 
 
-def _kind_modules() -> list:
-    return [importlib.import_module(name) for name in KIND_MODULES]
+def _kind_module(kind: Any) -> Any:
+    name = KIND_HOME.get(kind) if isinstance(kind, str) else None
+    if name is None:
+        raise MalformedCertificate(f"unknown claim kind {kind!r}")
+    module = importlib.import_module(name)
+    if kind not in module.KINDS:  # pragma: no cover - the table above is wrong
+        raise MalformedCertificate(f"claim kind {kind!r} is not checked by {name}")
+    return module
 
 
 def check(doc: Any) -> CheckResult:
@@ -257,12 +278,10 @@ def _check_document(doc: Any) -> CheckResult:
         except StepFailed as err:
             return CheckResult(False, summary, str(err))
         return CheckResult(True, summary, None, assumptions_of(doc))
-    for module in _kind_modules():
-        if kind in getattr(module, "KINDS", ()):
-            ok, step = module.check(doc)
-            stated = assumptions_of(doc) if isinstance(doc["claim"], dict) and ok else ()
-            return CheckResult(bool(ok), claim_summary(doc), None if ok else step, stated)
-    raise MalformedCertificate(f"unknown claim kind {kind!r}")
+    module = _kind_module(kind)
+    ok, step = module.check(doc)
+    stated = assumptions_of(doc) if isinstance(doc["claim"], dict) and ok else ()
+    return CheckResult(bool(ok), claim_summary(doc), None if ok else step, stated)
 
 
 def load(path: str) -> Any:
@@ -311,13 +330,13 @@ KERNELS = ("flint", "mpmath")
 def verify(path: str, kernel: str = "flint") -> CheckResult:
     """Load and check the certificate at ``path`` (``certdp verify FILE``);
     ``kernel="mpmath"`` re-checks with the second, independent interval kernel
-    (:mod:`certdp.certificates.check_iv`)."""
+    (:mod:`certdp.verify.check_iv`)."""
     doc = load(path)
     if kernel == "flint":
         return check(doc)
     if kernel != "mpmath":
         raise InputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    from certdp.certificates.check_iv import check as check_with_mpmath  # noqa: PLC0415
+    from certdp.verify.check_iv import check as check_with_mpmath  # noqa: PLC0415
 
     try:
         ok, step = check_with_mpmath(doc)

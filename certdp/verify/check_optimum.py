@@ -9,7 +9,7 @@ extremiser lies in the bracket, then encloses the claimed quantity over it.
 
 **Switch point** (``switch_eps``, ``switch_delta``; mechanism ``sgd(...)`` or
 ``icea(...)`` with its naive profile δ̂ from
-:class:`certdp.certificates.mechs.NaiveFamily`; evidence ``{"bracket": [r0, r1],
+:class:`certdp.verify.mechs.NaiveFamily`; evidence ``{"bracket": [r0, r1],
 "tail": T}``).  q(x) = (1 − min(1, δ̂(x)))/(1 + eˣ) and, where δ̂ < 1,
 q' = −S/(1 + eˣ)² with S(x) = δ̂'(x)(1 + eˣ) + (1 − δ̂(x))eˣ.  Every maximiser of
 q on [0, ∞) lies in [r0, r1] when
@@ -46,8 +46,8 @@ from typing import Any, Callable, Mapping
 import sympy
 from flint import arb
 
-from certdp.certificates.facts import assumptions_of
-from certdp.certificates.schema import MalformedCertificate, _fields, number_string
+from certdp.verify.facts import assumptions_of
+from certdp.verify.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError
 from certdp.expr.derivative import derivative_function, expression_functions
 from certdp.expr.evaluate import compile_ball, evaluate_ball
@@ -59,8 +59,6 @@ from certdp.numerics.cells import CellBudgetExceeded, prove_on_cells
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 
-SWITCH = ("switch_eps", "switch_delta")
-REFINED = ("refined_sigma", "refined_eps0", "refined_delta0")
 #: Largest tail point T of a switch-point certificate (q ≤ 1/(1+e^T) beyond it).
 MAX_TAIL = 10_000
 #: Cells one proof may use (the seeds' proofs use about 160).
@@ -123,7 +121,7 @@ def _run(proof: Callable[[], str | None], prec: int) -> str | None:
 
 def check_switch(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fraction, prec: int) -> str | None:
     """First failing step of a switch-point value certificate, or None."""
-    from certdp.certificates.mechs import NaiveFamily, parse  # noqa: PLC0415
+    from certdp.verify.mechs import NaiveFamily, parse  # noqa: PLC0415
 
     if not isinstance(doc["mechanism"], str):
         raise MalformedCertificate("a switch point needs its mechanism (a spec string)")
