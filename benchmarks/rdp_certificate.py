@@ -64,7 +64,7 @@ CERT = r"""
 import json, os, sys, tempfile, time
 from certdp.analyses.accountants.dpsgd import dpsgd
 from certdp.certificates.writer import dpsgd_certificate, write
-import certdp.verify.checker
+import certdp.verifier.checker
 s, q, T = sys.argv[1:4]
 c0, w0 = time.process_time(), time.perf_counter()
 res = dpsgd(s, q, int(T), delta="1e-5")

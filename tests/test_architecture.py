@@ -18,7 +18,7 @@ PKG = ROOT / "certdp"
 LAYERS = {
     "errors": 0, "meta": 0, "progress": 0, "files": 0, "numerics": 0,
     "expr": 1,
-    "mechanisms": 2, "verify": 2,
+    "mechanisms": 2, "verifier": 2,
     "analyses": 3,
     "certificates": 4,
     "audit": 5, "sweep": 5, "bench": 5, "interop": 5,
@@ -26,14 +26,14 @@ LAYERS = {
 }
 #: the certificate checker may import only these (besides its own package's checker modules)
 CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr")
-CHECKER_MODULES = ("certdp.verify.checker", "certdp.verify.check_dp", "certdp.verify.check_exact",
-                   "certdp.verify.check_prdp", "certdp.verify.schema", "certdp.verify.facts",
-                   "certdp.verify.check_value", "certdp.verify.check_pld",
-                   "certdp.verify.check_iv", "certdp.verify.mechs",
-                   "certdp.verify.check_fdp", "certdp.verify.check_refute",
-                   "certdp.verify.check_profile_pld", "certdp.verify.check_optimum",
-                   "certdp.verify.check_pld_iv", "certdp.verify.check_law_pld",
-                   "certdp.verify.slopes")
+CHECKER_MODULES = ("certdp.verifier.checker", "certdp.verifier.check_dp", "certdp.verifier.check_exact",
+                   "certdp.verifier.check_prdp", "certdp.verifier.schema", "certdp.verifier.facts",
+                   "certdp.verifier.check_value", "certdp.verifier.check_pld",
+                   "certdp.verifier.check_iv", "certdp.verifier.mechs",
+                   "certdp.verifier.check_fdp", "certdp.verifier.check_refute",
+                   "certdp.verifier.check_profile_pld", "certdp.verifier.check_optimum",
+                   "certdp.verifier.check_pld_iv", "certdp.verifier.check_law_pld",
+                   "certdp.verifier.slopes")
 
 
 def _modules() -> dict[str, pathlib.Path]:

@@ -26,7 +26,7 @@ in balls (verify.slopes, so that second-order cells need no sympy) 43 modules,
 (:func:`sympy_free_closure`: module-level imports only; sympy, the safe parser, the
 expression evaluator, check_optimum and the mpmath kernel load in functions, for the
 certificates that need them) is 29 modules, 5,808 lines.  With the checker in its own
-package certdp.verify (whose __init__ imports nothing) 43 modules, 9,023 lines; without
+package certdp.verifier (whose __init__ imports nothing) 43 modules, 9,023 lines; without
 sympy 29 modules, 5,822 lines.
 """
 
@@ -93,10 +93,10 @@ def sympy_free_closure() -> dict[str, int]:
     and its kind modules through module-level imports only (the function-local ones —
     sympy, the safe parser, the expression evaluator, check_optimum, the mpmath kernel —
     load only for certificates that need them), plus parent packages."""
-    from certdp.verify.checker import KIND_MODULES
+    from certdp.verifier.checker import KIND_MODULES
 
     seen: set[str] = set()
-    todo = ["certdp.verify.checker", *KIND_MODULES]
+    todo = ["certdp.verifier.checker", *KIND_MODULES]
     while todo:
         m = todo.pop()
         if m in seen or m not in arch.MODULES:
@@ -118,7 +118,7 @@ def test_catalog_certificates_load_no_sympy():
         names |= {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
         assert not any(n == "sympy" or n.startswith("sympy.") for n in names), m
     assert not {"certdp.expr.parser", "certdp.expr.evaluate", "certdp.expr.derivative",
-                "certdp.verify.check_optimum", "certdp.verify.check_iv"} & set(c)
+                "certdp.verifier.check_optimum", "certdp.verifier.check_iv"} & set(c)
 
 
 def test_closure_is_small():
@@ -130,12 +130,12 @@ def test_closure_has_no_catalog():
     c = closure()
     assert not [m for m in c if m.startswith(("certdp.mechanisms", "certdp.analyses", "certdp.audit"))]
     # the checker's own table is in it, and so are the grammar and the evaluator
-    assert {"certdp.verify.mechs", "certdp.expr.spec_grammar", "certdp.expr.evaluate"} <= set(c)
+    assert {"certdp.verifier.mechs", "certdp.expr.spec_grammar", "certdp.expr.evaluate"} <= set(c)
 
 
 def test_every_kind_module_is_measured():
     # the checker loads its kind modules by name (importlib): each must be a root of the closure
-    from certdp.verify.checker import KIND_MODULES
+    from certdp.verifier.checker import KIND_MODULES
 
     assert set(KIND_MODULES) <= set(arch.CHECKER_MODULES)
 
@@ -145,7 +145,7 @@ def test_every_kind_has_its_module():
     # must name, for every kind a kind module declares, that module and no other
     import importlib
 
-    from certdp.verify.checker import KIND_HOME, KIND_MODULES
+    from certdp.verifier.checker import KIND_HOME, KIND_MODULES
 
     declared = {k: name for name in KIND_MODULES for k in importlib.import_module(name).KINDS}
     assert KIND_HOME == declared
@@ -153,7 +153,7 @@ def test_every_kind_has_its_module():
 
 def test_closure_counts_function_local_imports():
     # check_iv imports check_dp inside a function: it must be in check_iv's closure
-    assert "certdp.verify.check_dp" in closure(("certdp.verify.check_iv",))
+    assert "certdp.verifier.check_dp" in closure(("certdp.verifier.check_iv",))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import certdp
 from certdp.audit.claims import parse_claims
 from certdp.audit.verdicts import audit_claim
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from certdp.errors import InputError, PrecisionError
 from certdp.expr import parse_expression
 from tests.refs import mp_delta_mu

@@ -14,7 +14,7 @@ arithmetic on [0, T].  The catalog leaves k-fold compositions to an accountant;
 here the k-fold composition of ``pure_dp`` or ``randomized_response`` is
 evaluated exactly as a binomial sum (Kairouz, Oh & Viswanath 2015 Thm 3.3:
 the optimal composition; written independently of the checker's copy in
-:mod:`certdp.verify.mechs`, which re-verifies the resulting certificate),
+:mod:`certdp.verifier.mechs`, which re-verifies the resulting certificate),
 also under Poisson subsampling.  Other bounded-loss compositions (Laplace,
 subsampled pure DP, heterogeneous mixes) and compositions of more than
 :data:`STRICT_MAX_K` steps keep the accountant's "μ-GDP except η" report, with the
@@ -38,7 +38,7 @@ from certdp.numerics.ball import dyadic_to_fraction, to_ball
 from certdp.numerics.enclosure import Enclosure
 
 #: Largest k evaluated as a binomial sum: the checker's bound
-#: (:data:`certdp.verify.mechs.MAX_BINOMIAL_K`), so every answer stays checkable.
+#: (:data:`certdp.verifier.mechs.MAX_BINOMIAL_K`), so every answer stays checkable.
 MAX_BINOMIAL_K = 10_000
 #: Largest total k :func:`strict_measure` takes on by default.  The cover has first-order
 #: cells only (the binomial profile has no derivative the second-order test could use), and

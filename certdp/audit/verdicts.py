@@ -294,7 +294,7 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
                    certificate=cert, no_certificate=note)
 
 
-#: Value quantities the independent checker re-derives (certdp.verify.check_value).
+#: Value quantities the independent checker re-derives (certdp.verifier.check_value).
 CERTIFIABLE_VALUES = ("mu_gdp", "delta", "eps")
 
 

@@ -1,8 +1,8 @@
 """Certificates: a JSON format for certified DP claims, a writer, and an
-independent checker (:mod:`certdp.verify.checker`) that re-derives every
+independent checker (:mod:`certdp.verifier.checker`) that re-derives every
 inequality using only the trusted kernel.  Format: docs/certificates.md."""
 
-from certdp.verify.checker import CheckResult, check, load, verify
-from certdp.verify.schema import FORMAT, VERSION, MalformedCertificate
+from certdp.verifier.checker import CheckResult, check, load, verify
+from certdp.verifier.schema import FORMAT, VERSION, MalformedCertificate
 
 __all__ = ["CheckResult", "check", "load", "verify", "FORMAT", "VERSION", "MalformedCertificate"]

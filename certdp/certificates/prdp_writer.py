@@ -14,7 +14,7 @@ envelope (see :mod:`certdp.certificates`)::
                   "construction": "...", "reported": {... informational margins ...}},
      "precision": 128, "producer": "certdp 0.1.0"}
 
-The independent checker is :mod:`certdp.verify.check_prdp`; it
+The independent checker is :mod:`certdp.verifier.check_prdp`; it
 re-derives every inequality from the table and ignores ``reported``.
 """
 

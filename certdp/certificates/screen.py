@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.schema import MalformedCertificate
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.exact import exact
@@ -21,16 +21,16 @@ from certdp.numerics.exact import exact
 
 def proved_first(spec: str, evidence: dict[str, Any], claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The claims reordered: first those the checker's own re-derived upper PLD
-    (:func:`certdp.verify.check_pld.delta_upper`, at the certificate's 128 bits)
+    (:func:`certdp.verifier.check_pld.delta_upper`, at the certificate's 128 bits)
     already proves, then the rest in their order.  The checker decides a claim it
     cannot decide at 128 bits by rebuilding the whole PLD at 256 bits; a claim this
     screen proves is decided at 128 bits by the very same computation (cached), so
     the rebuild happens only when no claim passes at 128.  The cost: a tighter claim
     (more digits) that only 256 bits would prove is passed over for a looser one
     that 128 bits prove.  The screen decides nothing by itself — every document is
-    still checked by :func:`certdp.verify.checker.check` before it is returned."""
-    from certdp.verify.check_pld import delta_upper  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    still checked by :func:`certdp.verifier.checker.check` before it is returned."""
+    from certdp.verifier.check_pld import delta_upper  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     try:
         mech = parse(spec)

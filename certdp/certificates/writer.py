@@ -11,9 +11,9 @@ import json
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from certdp.verify.schema import FORMAT, VERSION, MalformedCertificate
+from certdp.verifier.schema import FORMAT, VERSION, MalformedCertificate
 from certdp.mechanisms.format import format_number
-from certdp.verify.check_exact import ARGUMENT as EXACT_ARGUMENT
+from certdp.verifier.check_exact import ARGUMENT as EXACT_ARGUMENT
 from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.meta import producer  # re-exported: the producer string
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
@@ -38,8 +38,8 @@ def number(q: Fraction) -> str:
 
 def refuse_uncheckable(spec: str, switch: bool = False) -> None:
     """InputError (why) unless the checker's own table (verify.mechs) accepts ``spec``; a switch point: sgd/icea."""
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import NaiveFamily, parse  # noqa: PLC0415
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import NaiveFamily, parse  # noqa: PLC0415
     from certdp.mechanisms.spec import tokenize  # noqa: PLC0415
 
     bad = sorted({t.text for t in tokenize(spec) if t.kind == "name"} & set(NOT_CHECKABLE))
@@ -60,9 +60,9 @@ def refuse_uncheckable(spec: str, switch: bool = False) -> None:
 def checker_has_closed_form(spec: str) -> bool:
     """Does the independent checker evaluate ``spec``'s profile in closed form?  (Its
     table also knows k-fold pure-DP / randomized-response compositions, which the
-    catalog leaves to an accountant: :mod:`certdp.verify.mechs`.)"""
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    catalog leaves to an accountant: :mod:`certdp.verifier.mechs`.)"""
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     try:
         return bool(getattr(parse(spec, exclude=NOT_CHECKABLE), "has_closed_form", True))
@@ -125,7 +125,7 @@ def write(doc: dict[str, Any], path: str) -> None:
 def dp_certificate(kind: str, spec: str, eps: Any, delta: Any, delta_at_eps: "Enclosure", precision: int = 128,
                    assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of a decided ``dp`` / ``not_dp`` claim (checked by
-    :mod:`certdp.verify.check_dp`); ``assumptions`` are the mechanism's
+    :mod:`certdp.verifier.check_dp`); ``assumptions`` are the mechanism's
     unproved hypotheses, stated in the claim."""
     if kind not in ("dp", "not_dp"):
         raise ValueError(kind)
@@ -166,14 +166,14 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     give ``eps`` and the δ enclosure ``delta_hi`` (the claim's δ is its upper end),
     or ``delta`` and the ε enclosure ``eps_hi``.  Closed-form profiles are re-evaluated
     by the checker; compositions of Poisson-subsampled Gaussians carry the PLD
-    discretisation (evidence ``pld``, re-derived by :mod:`certdp.verify.check_pld`).
+    discretisation (evidence ``pld``, re-derived by :mod:`certdp.verifier.check_pld`).
     The upper end is rounded up to 12, 10, 8 or 6 significant digits — the first claim
     the checker proves (a re-derivation may round a few fixed-point units
     differently from the accountant).  ``pld``: the discretisation the answer came from
     (h, tau, z, bits), tried first for a composition of subsampled Gaussians.
     InputError when no route can be certified."""
     from certdp.certificates.screen import proved_first  # noqa: PLC0415
-    from certdp.verify.checker import check  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
     from certdp.mechanisms.transforms import ComposeAll  # noqa: PLC0415
 
     if isinstance(mech, ComposeAll) and not mech.has_closed_form:  # heterogeneous: evidence pld_items
@@ -233,10 +233,10 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
     checker's own samples so that it re-derives the same chain.  None when M's profile
     pair cannot be built (the completion's mass at 0 is not proved >= 0)."""
     from certdp.analyses.accountants.discretise import _hull_breakpoints  # noqa: PLC0415
-    from certdp.verify.check_pld import MAX_GRID  # noqa: PLC0415
-    from certdp.verify.check_profile_pld import profile_samples, split  # noqa: PLC0415
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_pld import MAX_GRID  # noqa: PLC0415
+    from certdp.verifier.check_profile_pld import profile_samples, split  # noqa: PLC0415
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     try:
         base, _ = split(parse(spec, exclude=NOT_CHECKABLE))
@@ -291,21 +291,21 @@ def _law_grid(mech: Any, h: Fraction | None, tau: Fraction | None) -> tuple[dict
 
 
 def law_pld_evidence(mech: Any, h: Fraction, tau: Fraction) -> dict[str, Any]:
-    """Evidence ``pld_law`` (:mod:`certdp.verify.check_law_pld`): the engine's
+    """Evidence ``pld_law`` (:mod:`certdp.verifier.check_law_pld`): the engine's
     discretisation on the grid h with truncation τ and each relation's grid range."""
     head, laws = _law_grid(mech, h, tau)
     return {**head, **{rel: [i_lo, i_hi] for rel, (_, i_lo, i_hi) in laws.items()}}
 
 
 def law_lower_evidence(mech: Any, h: Fraction | None = None) -> dict[str, Any]:
-    """Evidence ``pld_law_lower`` (:func:`certdp.verify.check_law_pld.delta_lower`):
+    """Evidence ``pld_law_lower`` (:func:`certdp.verifier.check_law_pld.delta_lower`):
     the engine's grid, its cell shift, and per relation the grid range and the regions its
     lower discretisation merges the atoms with.  InputError unless the mechanism is a
     composition of a Poisson-subsampled mechanism in check_law_pld.BASES."""
     from certdp.analyses.accountants.discretise import LOWER_SHIFT, lower_regions  # noqa: PLC0415
-    from certdp.verify.check_law_pld import subsampled_base  # noqa: PLC0415
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_law_pld import subsampled_base  # noqa: PLC0415
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     spec = mech.spec()
     try:
@@ -329,10 +329,10 @@ def _law_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, ep
     grid or up to three halvings of it (an answer narrowed on a finer grid); None when
     the mechanism is of another form or no grid proves the answer."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-    from certdp.verify.check_law_pld import subsampled_base  # noqa: PLC0415
-    from certdp.verify.checker import check  # noqa: PLC0415
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_law_pld import subsampled_base  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     try:
         _, gamma, _ = subsampled_base(parse(spec, exclude=NOT_CHECKABLE))
@@ -366,10 +366,10 @@ def _law_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: objec
     """The ``dp`` claim the ``pld_law`` evidence itself proves (:func:`_weaker_claim`), from
     the checker's composed PLDs (built once)."""
     from certdp.analyses.accountants.pld import _amax  # noqa: PLC0415
-    from certdp.verify.check_law_pld import upper_plds  # noqa: PLC0415
-    from certdp.verify.check_pld import f_eps  # noqa: PLC0415
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_law_pld import upper_plds  # noqa: PLC0415
+    from certdp.verifier.check_pld import f_eps  # noqa: PLC0415
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     try:
         plds = upper_plds(parse(spec, exclude=NOT_CHECKABLE), evidence, 128)
@@ -386,11 +386,11 @@ def _law_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: objec
 
 def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object, eps_hi: "Enclosure | None",
                              delta_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any]:
-    """Kind ``dp`` with evidence ``pld_profile`` (:mod:`certdp.verify.check_profile_pld`):
+    """Kind ``dp`` with evidence ``pld_profile`` (:mod:`certdp.verifier.check_profile_pld`):
     the grid is refined (h, h/2, h/4 from the engine's h) until the checker proves the
     answer's upper end rounded up to 12, 10, 8 or 6 digits."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-    from certdp.verify.checker import check  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
 
     h = Fraction(PLDAccountant().compose(mech).discretisation()["h"])
     evidence = None
@@ -420,9 +420,9 @@ def _profile_pld_certificate(mech: Any, spec: str, *, eps: object, delta: object
 def _profile_pair_claim(spec: str, evidence: dict[str, Any], *, eps: object, delta: object,
                         eps_hi: "Enclosure | None", assumptions: tuple[str, ...]) -> dict[str, Any] | None:
     """The ``dp`` claim the profile-pair evidence itself proves (:func:`_weaker_claim`)."""
-    from certdp.verify.check_profile_pld import delta_upper  # noqa: PLC0415
-    from certdp.verify.facts import NOT_CHECKABLE  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_profile_pld import delta_upper  # noqa: PLC0415
+    from certdp.verifier.facts import NOT_CHECKABLE  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     checker_mech = parse(spec, exclude=NOT_CHECKABLE)
 
@@ -481,15 +481,15 @@ def composition_spec(items: list[tuple[Any, int]]) -> str:
 
 
 def composition_evidence(items: list[tuple[Any, int]], h: Fraction) -> dict[str, Any] | None:
-    """Evidence ``pld_items`` on the grid h (:func:`certdp.verify.check_profile_pld.items_delta_upper`):
+    """Evidence ``pld_items`` on the grid h (:func:`certdp.verifier.check_profile_pld.items_delta_upper`):
     null for an item the checker reads as (subsampled) Gaussians, "atoms" for pure or
     approximate DP (its exact pair), else the knots of its profile pair; None when an
     item's pair cannot be built."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-    from certdp.verify.check_pld import subsampled_gaussians  # noqa: PLC0415
-    from certdp.verify.check_profile_pld import split  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
-    from certdp.verify.schema import MalformedCertificate  # noqa: PLC0415
+    from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.verifier.check_profile_pld import split  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.schema import MalformedCertificate  # noqa: PLC0415
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
     disc = PLDAccountant(h=h).compose_all(items).discretisation()
@@ -523,9 +523,9 @@ def composition_certificate(items: list[tuple[Any, int]], *, eps: object = None,
     up to 12, 10, 8 or 6 digits on the engine's grid or a finer one, else the weaker claim
     the evidence proves.  InputError when no claim can be certified."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-    from certdp.verify.check_profile_pld import items_delta_upper  # noqa: PLC0415
-    from certdp.verify.checker import check  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_profile_pld import items_delta_upper  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     spec = composition_spec(items)
     refuse_uncheckable(spec)
@@ -594,10 +594,10 @@ def gdp_except_certificate(res: Any) -> dict[str, Any]:
     """Certificate of the μ report of a :func:`certdp.analyses.accountants.dpsgd.dpsgd`
     answer (``mu=True``): kind ``gdp_except`` — δ(ε) <= δ_μ(ε) + η for all ε >= 0, both
     relations — with the PLD discretisation as evidence (re-derived by
-    :mod:`certdp.verify.check_fdp`); full batch (rate 1) is exactly (√T/σ)-GDP:
+    :mod:`certdp.verifier.check_fdp`); full batch (rate 1) is exactly (√T/σ)-GDP:
     kind ``gdp_exact``.  μ and η are rounded up to 12, 10, 8 or 6 significant digits — the
     first claim the checker proves.  InputError when none is."""
-    from certdp.verify.checker import check  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
 
     if res.mu is None:
         raise InputError("no GDP report to certify (run with mu=True / --mu)")
@@ -620,8 +620,8 @@ def gdp_except_certificate(res: Any) -> dict[str, Any]:
 
 def is_dpsgd(spec: str) -> bool:
     """Is ``spec`` compose(subsample(gaussian(...), rate=q), k=T) for the checker (PLD evidence)?"""
-    from certdp.verify.check_pld import subsampled_gaussians  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     try:
         s, q, T = subsampled_gaussians(parse(spec))
@@ -646,9 +646,9 @@ def lower_dp_certificate(mech: Any, eps: object, delta: object, assumptions: tup
     """Certificate (kind ``not_dp``) that a DP-SGD composition, or a composition of
     Poisson-subsampled Laplace, is not (ε, δ)-DP: the dominated PLDs of evidence
     ``pld_lower`` / ``pld_law_lower`` give δ_M(ε) > δ.  InputError otherwise."""
-    from certdp.verify.checker import check  # noqa: PLC0415
-    from certdp.verify.check_pld import subsampled_gaussians  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
+    from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     spec = mech.spec()
     if is_dpsgd(spec):
@@ -671,7 +671,7 @@ def gdp_except_claim_certificate(mech: Any, mu: object, residual: object) -> dic
     composition, with the default PLD discretisation as evidence; InputError when the
     checker does not prove it."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
-    from certdp.verify.checker import check  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
 
     spec = mech.spec()
     claim = {"kind": "gdp_except", "mu": number(exact(mu, "mu")), "residual": number(exact(residual, "residual"))}
@@ -688,9 +688,9 @@ def not_gdp_except_certificate(mech: Any, mu: object, residual: object = 0, *, h
     one-step partitions the accountant's float search chose (floats only place the
     cuts; the checker certifies every atom).  Tries a few ε* (the checker decides);
     InputError when none is proved."""
-    from certdp.verify.checker import check  # noqa: PLC0415
-    from certdp.verify.check_pld import subsampled_gaussians  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.checker import check  # noqa: PLC0415
+    from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     spec = mech.spec()
     s, q, T = subsampled_gaussians(parse(spec))
@@ -726,7 +726,7 @@ def not_gdp_except_certificate(mech: Any, mu: object, residual: object = 0, *, h
 def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,
                       reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
                       assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Certificate of kind ``value`` (checked by :mod:`certdp.verify.check_value`):
+    """Certificate of kind ``value`` (checked by :mod:`certdp.verifier.check_value`):
     the quantity lies in the enclosure (ends printed outward), and, with
     ``reported``/``rounding``/``verdict``, the audit verdict against the printed number."""
     if spec is not None:
@@ -747,7 +747,7 @@ def optimum_certificate(quantity: str, enclosure: "Enclosure", bracket: "Enclosu
                         assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """``value`` certificate of a switch point (``spec``, ``tail``) or a noise refinement
     (``formula``, ``at`` as safe closed-form strings): the checker re-proves that every
-    extremiser lies in ``bracket`` (:mod:`certdp.verify.check_optimum`)."""
+    extremiser lies in ``bracket`` (:mod:`certdp.verifier.check_optimum`)."""
     if spec is not None:
         refuse_uncheckable(spec, switch=True)
     claim: dict[str, Any] = {"kind": "value", "quantity": quantity, "at": dict(at or {}),
@@ -767,7 +767,7 @@ def optimum_certificate(quantity: str, enclosure: "Enclosure", bracket: "Enclosu
 
 def exact_gdp_certificate(spec: str, mu_hi: str, mu_lo: str | None = None,
                           assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Certificate of kind ``gdp_exact`` (checked by :mod:`certdp.verify.check_exact`);
+    """Certificate of kind ``gdp_exact`` (checked by :mod:`certdp.verifier.check_exact`);
     ``mu_hi``/``mu_lo`` are decimal strings rounded outward (up/down)."""
     claim: dict[str, Any] = {"kind": "gdp_exact", "mu": mu_hi}
     if mu_lo is not None:

@@ -10,8 +10,8 @@ from certdp.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNDECIDED, add_budge
 
 
 def _run(args: argparse.Namespace) -> int:
-    from certdp.verify.checker import verify  # noqa: PLC0415
-    from certdp.verify.schema import MalformedCertificate  # noqa: PLC0415
+    from certdp.verifier.checker import verify  # noqa: PLC0415
+    from certdp.verifier.schema import MalformedCertificate  # noqa: PLC0415
 
     try:
         res = verify(args.file, args.kernel)

@@ -2,7 +2,7 @@
 
 (P, P') as ball functions serve the second-order cell test of
 :mod:`certdp.numerics.cells`, the optimum proofs of
-:mod:`certdp.verify.check_optimum` and the searches behind them.  Max/Min
+:mod:`certdp.verifier.check_optimum` and the searches behind them.  Max/Min
 derivatives (Heaviside) are the 0/1 step, a union on a tie: a Clarke-gradient
 enclosure of a continuous function.  sympy differentiates ``Piecewise`` branch
 by branch and **drops its jumps**, so :func:`derivative` adds, per condition

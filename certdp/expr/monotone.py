@@ -4,7 +4,7 @@ The noise refinement's cell proof bounds f near ε0_max, where δ0 → 0 and f
 cannot be enclosed, by f(ε0_max, δ0(cell's left end)); that bound needs f
 non-increasing in ε and in δ.  Shared by the search
 (:mod:`certdp.analyses.noise_refinement`) and the checker
-(:mod:`certdp.verify.check_optimum`), so both prove or assume the same thing.
+(:mod:`certdp.verifier.check_optimum`), so both prove or assume the same thing.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ parser that hands each ``NAME(args)`` to a builder.
 
 :mod:`certdp.mechanisms.spec` builds catalog mechanisms with it; the
 certificate checker builds its own small mechanism table with it
-(:mod:`certdp.verify.mechs`), so that checking a certificate never loads
+(:mod:`certdp.verifier.mechs`), so that checking a certificate never loads
 the catalog.  Grammar and limits: see :mod:`certdp.mechanisms.spec`.
 Nothing is ever passed to ``eval``/``sympify``.
 """

@@ -12,7 +12,7 @@ from certdp.analyses.fdp import gdp_report
 from certdp.audit.claims import parse_claims
 from certdp.audit.verdicts import audit_claim
 from certdp.certificates import writer
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from certdp.mechanisms.spec import parse_spec
 
 

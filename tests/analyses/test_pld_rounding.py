@@ -72,9 +72,9 @@ def test_power_equals_repeated_products_bounds():
 @settings(max_examples=100, deadline=None)
 @given(coeffs, coeffs, st.integers(0, 2**40), st.integers(0, 2**40), st.integers(1, 64))
 def test_checker_product_rounds_up(a, b, ia, ib, bits):
-    """The checker's own product (certdp.verify.check_pld) rounds up too:
+    """The checker's own product (certdp.verifier.check_pld) rounds up too:
     ⌈c / 2^bits⌉ exactly, and the mass at +∞ up."""
-    from certdp.verify.check_pld import _product
+    from certdp.verifier.check_pld import _product
 
     exact = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):

@@ -17,7 +17,7 @@ import pytest
 from certdp import InputError
 from certdp.audit import audit_claim, parse_claims
 from certdp.certificates import MalformedCertificate, check
-from certdp.verify.check_iv import check as check_mpmath
+from certdp.verifier.check_iv import check as check_mpmath
 from certdp.cli import main
 
 exact = importlib.import_module("certdp.numerics.exact")  # the module (the package re-exports a function of that name)

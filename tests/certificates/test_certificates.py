@@ -255,7 +255,7 @@ def test_cli_measure_json_and_certificate(tmp_path, capsys):
 
 def test_checker_imports_only_the_kernel():
     """The checker module must not import search code (certdp.analyses.gdpt, limits, accountants)."""
-    src = (ROOT / "certdp" / "verify" / "checker.py").read_text()
+    src = (ROOT / "certdp" / "verifier" / "checker.py").read_text()
     mods = set()
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, ast.ImportFrom) and node.module:
@@ -268,11 +268,11 @@ def test_checker_imports_only_the_kernel():
         "certdp.expr",
         "certdp.mechanisms",
         "certdp.errors",
-        "certdp.verify.schema",
+        "certdp.verifier.schema",
         "certdp.numerics.cells",
-        "certdp.verify.facts",
-        "certdp.verify.slopes",  # the table's slopes in balls (second-order cells)
-        "certdp.verify.check_iv",  # the second kernel (itself kernel-only, see test_architecture)
+        "certdp.verifier.facts",
+        "certdp.verifier.slopes",  # the table's slopes in balls (second-order cells)
+        "certdp.verifier.check_iv",  # the second kernel (itself kernel-only, see test_architecture)
     )
     cells_src = (ROOT / "certdp" / "numerics" / "cells.py").read_text()
     for node in ast.walk(ast.parse(cells_src)):
@@ -280,7 +280,7 @@ def test_checker_imports_only_the_kernel():
             assert node.module.startswith(allowed[:4]), node.module
     assert all(m.startswith(allowed) for m in certdp_mods), certdp_mods
     code = (
-        "import sys, json; from certdp.verify.checker import check;"
+        "import sys, json; from certdp.verifier.checker import check;"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('certdp.analyses.gdpt') or m.startswith('certdp.analyses.limits'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -288,9 +288,9 @@ def test_checker_imports_only_the_kernel():
 
 
 def test_prdp_kinds_are_dispatched():
-    """Kinds of certdp.verify.check_prdp go to that checker (seed 004 certificates)."""
+    """Kinds of certdp.verifier.check_prdp go to that checker (seed 004 certificates)."""
     # certdp's own modules: an import error must fail the test, not skip it
-    import certdp.verify.check_prdp  # noqa: F401
+    import certdp.verifier.check_prdp  # noqa: F401
     from certdp.analyses.prdp import constructions
     from certdp.certificates import prdp_writer as writer
 

@@ -11,7 +11,7 @@ import pytest
 
 from certdp.audit import audit_claim, parse_claims
 from certdp.certificates import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.schema import MalformedCertificate
 from certdp.cli import main
 from refs import delta_mu_ref, mpf
 

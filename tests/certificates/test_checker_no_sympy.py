@@ -6,7 +6,7 @@ written here, then all are checked by ``certdp verify`` in one fresh interpreter
 which reports after each file whether sympy (or the expression evaluator, the
 safe parser) has been imported.  Cells of ``gdp`` certificates that the first-order
 test leaves undecided use the table's slopes in balls
-(:mod:`certdp.verify.slopes`), not sympy's derivative.
+(:mod:`certdp.verifier.slopes`), not sympy's derivative.
 """
 
 from __future__ import annotations
@@ -158,10 +158,10 @@ def test_checking_them_imports_no_sympy(certificates):
 
 
 def test_python_m_certdp_verify(certificates, tmp_path):
-    """The checker runs on its own (``python -m certdp.verify``), without the certdp CLI."""
+    """The checker runs on its own (``python -m certdp.verifier``), without the certdp CLI."""
     good = next(p for p in certificates if p.name == "dpsgd_pld.json")
-    code = ("import runpy, sys; sys.argv = ['certdp.verify', *sys.argv[1:]]\n"
-            "try:\n    runpy.run_module('certdp.verify', run_name='__main__')\n"
+    code = ("import runpy, sys; sys.argv = ['certdp.verifier', *sys.argv[1:]]\n"
+            "try:\n    runpy.run_module('certdp.verifier', run_name='__main__')\n"
             "except SystemExit as e:\n"
             "    print('CLI' if 'certdp.cli' in sys.modules else 'ALONE'); raise\n")
     run = subprocess.run([sys.executable, "-c", code, str(good)], capture_output=True, text=True, timeout=300)
@@ -170,9 +170,9 @@ def test_python_m_certdp_verify(certificates, tmp_path):
     doc["claim"]["eps"] = "0.1"  # below the certified [0.1895, 0.1903]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, "-m", "certdp.verify", str(bad), "--json"], capture_output=True, text=True,
+    run = subprocess.run([sys.executable, "-m", "certdp.verifier", str(bad), "--json"], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 1 and json.loads(run.stdout)["valid"] is False, (run.stdout, run.stderr)
-    run = subprocess.run([sys.executable, "-m", "certdp.verify", str(tmp_path / "missing.json")],
+    run = subprocess.run([sys.executable, "-m", "certdp.verifier", str(tmp_path / "missing.json")],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "cannot read" in run.stderr

@@ -1,4 +1,4 @@
-"""The table's slopes in balls (certdp.verify.slopes) against sympy's derivative
+"""The table's slopes in balls (certdp.verifier.slopes) against sympy's derivative
 of the same closed form, evaluated by mpmath at points inside each cell, and against
 difference quotients of the profile (mean value: the quotient over a cell lies in
 the hull of the slopes on it).  A slope ball that misses either is unsound."""
@@ -12,7 +12,7 @@ import pytest
 import sympy
 from flint import arb
 
-from certdp.verify import mechs, slopes
+from certdp.verifier import mechs, slopes
 from certdp.expr.symbols import EPS
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 

@@ -1,4 +1,4 @@
-"""The checker's own mechanism table (certdp.verify.mechs) against the
+"""The checker's own mechanism table (certdp.verifier.mechs) against the
 catalog (what it replaces in the checker) and against mpmath closed forms."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import sympy
 from flint import arb
 
-from certdp.verify import mechs
+from certdp.verifier import mechs
 from certdp.errors import InputError
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import to_ball, working_precision

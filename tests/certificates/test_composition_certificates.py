@@ -15,9 +15,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from certdp.verify.check_iv import check as check_iv
-from certdp.verify.checker import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.check_iv import check as check_iv
+from certdp.verifier.checker import check
+from certdp.verifier.schema import MalformedCertificate
 from certdp.certificates.writer import composition_certificate
 from certdp.cli import main
 from certdp.mechanisms.spec import parse_spec

@@ -1,4 +1,4 @@
-"""The checker's discrete Gaussian (certdp.verify.mechs.DiscreteGaussian) and its
+"""The checker's discrete Gaussian (certdp.verifier.mechs.DiscreteGaussian) and its
 compositions (evidence pld_profile) against an independent truth: the loss law of
 N_Z(0, σ²) against N_Z(Δ, σ²) summed over the integers in mpmath (|x| <= 40σ + Δ + 20:
 the terms beyond are below 1e-300) and its k-fold convolution on the loss lattice."""
@@ -14,7 +14,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from refs import mpf
 
 
@@ -116,7 +116,7 @@ def test_extreme_discrete_parameters_get_a_verdict(spec, valid):
 @pytest.mark.parametrize("spec", ["discrete_gaussian(sigma=5001)", "discrete_gaussian(sigma=1, sensitivity=0)",
                                   "discrete_laplace(scale=1, sensitivity=1001)", "discrete_laplace(scale=0)"])
 def test_out_of_range_discrete_parameters_are_malformed(spec):
-    from certdp.verify.schema import MalformedCertificate  # noqa: PLC0415
+    from certdp.verifier.schema import MalformedCertificate  # noqa: PLC0415
 
     with pytest.raises(MalformedCertificate):
         check(_doc(spec, "dp", Fraction(1), Fraction(1, 10**5)))

@@ -16,9 +16,9 @@ import mpmath
 import pytest
 
 from certdp.analyses.accountants.dpsgd import dpsgd
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from certdp.certificates.writer import gdp_except_certificate
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.schema import MalformedCertificate
 from tests.refs import mp_delta_mu, mpq
 from required import required
 from timing import timed, within
@@ -156,7 +156,7 @@ def test_malformed(one_step, mutate):
 
 
 def test_mpmath_kernel_says_it_needs_flint(one_step):
-    from certdp.verify.check_iv import check as check_iv
+    from certdp.verifier.check_iv import check as check_iv
 
     ok, step = check_iv(one_step[1])
     assert not ok and "flint kernel" in step

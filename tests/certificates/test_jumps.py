@@ -17,7 +17,7 @@ from flint import arb
 
 from certdp.audit.claims import parse_claims
 from certdp.audit.verdicts import audit_claim
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from certdp.expr import parse_expression
 from certdp.expr.derivative import derivative, expression_functions, may_jump
 from certdp.expr.monotone import decreasing_in_eps_and_delta, monotonicity_assumption

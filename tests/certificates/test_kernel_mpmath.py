@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import iv
 
-from certdp.verify import check_iv
+from certdp.verifier import check_iv
 from certdp.certificates.writer import dp_certificate, exact_gdp_certificate, not_gdp_document, value_certificate
 from certdp.cli import main
 from certdp.numerics import iv as kernel

@@ -13,8 +13,8 @@ import pytest
 
 from certdp.analyses.gdpt import measure
 from certdp.analyses.prdp.constructions import theorem_3_2, theorem_3_3
-from certdp.verify.check_iv import check as check_iv
-from certdp.verify.checker import check
+from certdp.verifier.check_iv import check as check_iv
+from certdp.verifier.checker import check
 from certdp.certificates.prdp_writer import counterexample_certificate
 from certdp.certificates.writer import envelope, measurement_certificate
 from certdp.mechanisms.spec import parse_spec
@@ -25,7 +25,7 @@ from test_prdp_certificate import _mutations, claim_true_diagonal  # noqa: E402
 
 def _needs_second_order(doc: dict) -> bool:
     """Does the flint checker need the second-order test on some cell?  (first order alone fails)"""
-    from certdp.verify import checker
+    from certdp.verifier import checker
 
     saved = checker._functions_for_spec
     checker._functions_for_spec = lambda spec: None  # first order only
@@ -105,7 +105,7 @@ def test_prdp_mutants_agree_and_none_false_is_valid(prdp_docs, name):
 
 
 def test_prdp_mpmath_kernel_uses_no_flint(prdp_docs, monkeypatch):
-    import certdp.verify.check_prdp as cp
+    import certdp.verifier.check_prdp as cp
 
     def boom(*a, **k):
         raise AssertionError("flint used under the mpmath kernel")

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from certdp.analyses.dispatch import narrowed_epsilon
-from certdp.verify.checker import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.checker import check
+from certdp.verifier.schema import MalformedCertificate
 from certdp.certificates.writer import envelope, law_pld_evidence, upper_dp_certificate
 from certdp.mechanisms.spec import parse_spec
 from laplace_truth import delta1, delta2, pair
@@ -205,7 +205,7 @@ def test_audit_refutes_with_a_certificate(tmp_path):
 
 
 def test_the_mpmath_kernel_says_it_needs_flint():
-    from certdp.verify.check_iv import check as check_iv
+    from certdp.verifier.check_iv import check as check_iv
 
     for doc in (_doc(SUB, Fraction(1, 10), Fraction(1, 10)), _lower_doc(SUB, Fraction(1, 10), Fraction(1, 10))):
         valid, why = check_iv(doc)

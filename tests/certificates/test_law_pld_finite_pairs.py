@@ -12,8 +12,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from certdp.verify.checker import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.checker import check
+from certdp.verifier.schema import MalformedCertificate
 from certdp.certificates.writer import envelope, law_lower_evidence, law_pld_evidence
 from certdp.mechanisms.spec import parse_spec
 from refs import mpf
@@ -273,8 +273,8 @@ def test_discrete_gaussian_tails_enter_the_upper_law():
     # the tails beyond the kept atoms are a ball [0, b]: the subsampled law must keep the
     # atom they become (at log(1 − γ), remove; −log(1 − γ), add) — a ball [0, b] is not
     # "certainly nonzero", and dropping it would lower an upper bound
-    from certdp.verify.check_law_pld import _Law, subsampled_base  # noqa: PLC0415
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.check_law_pld import _Law, subsampled_base  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
     from certdp.numerics.ball import to_ball, working_precision  # noqa: PLC0415
 
     with working_precision(128):

@@ -17,9 +17,9 @@ import sympy
 
 from certdp.audit.claims import parse_claims
 from certdp.audit.verdicts import audit_claim
-from certdp.verify.check_iv import check as check_iv
-from certdp.verify.checker import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.check_iv import check as check_iv
+from certdp.verifier.checker import check
+from certdp.verifier.schema import MalformedCertificate
 from certdp.expr import parse_expression
 
 from refs import mp_digits  # noqa: E402

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from certdp.analyses.accountants.dpsgd import dpsgd
 from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian
-from certdp.verify import check_pld
-from certdp.verify.checker import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier import check_pld
+from certdp.verifier.checker import check
+from certdp.verifier.schema import MalformedCertificate
 from certdp.certificates.writer import dpsgd_certificate
 from certdp.cli import main
 from certdp.mechanisms.spec import parse_spec

@@ -1,7 +1,7 @@
 """DP-SGD certificates (evidence ``pld``) under the second kernel (issue 15: "their
 one-step checks should run in both"): the one-step discretisation recomputed in mpmath
-intervals (certdp.verify.check_pld_iv) against python-flint's
-(certdp.verify.check_pld), and verdicts of both kernels on true and false claims."""
+intervals (certdp.verifier.check_pld_iv) against python-flint's
+(certdp.verifier.check_pld), and verdicts of both kernels on true and false claims."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from certdp.verify import check_pld, check_pld_iv
-from certdp.verify.check_iv import check as check_iv
-from certdp.verify.checker import check
+from certdp.verifier import check_pld, check_pld_iv
+from certdp.verifier.check_iv import check as check_iv
+from certdp.verifier.checker import check
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import working_precision
 
@@ -46,7 +46,7 @@ def test_both_kernels_verify_a_dpsgd_certificate_and_refuse_a_false_one():
 
     mech = parse_spec("dpsgd(noise=2, rate=1/10, steps=20)")
     ev = {"h": "1/64", "tau": "1/100000000000000", "z": "8.5", "bits": 60}
-    from certdp.verify.mechs import parse
+    from certdp.verifier.mechs import parse
 
     with working_precision(128):
         y = check_pld.delta_upper(parse(mech.spec()), Fraction(1), ev, 128)

@@ -9,7 +9,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from certdp.verify.check_prdp import KINDS, check
+from certdp.verifier.check_prdp import KINDS, check
 from certdp.cli import main
 from certdp.analyses.prdp import theorem_3_2, theorem_3_3
 from certdp.certificates.prdp_writer import counterexample_certificate, write_certificate
@@ -157,8 +157,8 @@ def test_table_certificate():
 
 
 def test_shared_checker_dispatch(tmp_path, docs):
-    """``certdp verify`` (certdp.verify.checker) dispatches adp_not_prdp here."""
-    from certdp.verify import checker  # a broken checker must fail here, not skip
+    """``certdp verify`` (certdp.verifier.checker) dispatches adp_not_prdp here."""
+    from certdp.verifier import checker  # a broken checker must fail here, not skip
 
     path = tmp_path / "c.json"
     path.write_text(json.dumps(docs["seed"]))

@@ -1,5 +1,5 @@
 """Certificates of generic-engine answers: evidence ``pld_profile`` (the checker's
-profile pair, certdp.verify.check_profile_pld), checked against closed forms
+profile pair, certdp.verifier.check_profile_pld), checked against closed forms
 and mpmath integrals, and against tampering."""
 
 import copy
@@ -13,10 +13,10 @@ import mpmath
 import pytest
 
 from certdp.certificates import writer
-from certdp.verify.check_profile_pld import delta_upper
-from certdp.verify.checker import check
-from certdp.verify.mechs import parse
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.check_profile_pld import delta_upper
+from certdp.verifier.checker import check
+from certdp.verifier.mechs import parse
+from certdp.verifier.schema import MalformedCertificate
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.enclosure import Enclosure
 from required import required

@@ -16,9 +16,9 @@ import pytest
 from flint import arb
 
 from certdp.certificates import writer
-from certdp.verify import mechs
-from certdp.verify.checker import check
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier import mechs
+from certdp.verifier.checker import check
+from certdp.verifier.schema import MalformedCertificate
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import to_ball, working_precision
 from tests.refs import mpq
@@ -136,7 +136,7 @@ def test_strict_refutation_by_the_tail():
 
 def test_all_sampled_bound_is_below_the_truth_for_one_step():
     # T = 1: q * delta_{1/s}(eps + log(1/q)) <= the exact one-step delta (mpmath closed form)
-    from certdp.verify.check_refute import all_sampled_lower
+    from certdp.verifier.check_refute import all_sampled_lower
     from tests.certificates.test_gdp_except import mp_delta_one_step
 
     for eps in ("0", "0.5", "2", "6"):

@@ -15,9 +15,9 @@ import pytest
 
 from certdp.analyses.gdpt import measure
 from certdp.analyses.prdp.constructions import theorem_3_2
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from certdp.certificates.prdp_writer import write_certificate
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.schema import MalformedCertificate
 from certdp.certificates.writer import (
     dp_certificate,
     exact_gdp_certificate,

@@ -12,7 +12,7 @@ import mpmath
 import pytest
 
 from certdp.analyses.dispatch import composition_items, delta_of, eps_of, tradeoff_of
-from certdp.verify.checker import check
+from certdp.verifier.checker import check
 from certdp.cli import main
 from certdp.errors import InputError
 from certdp.mechanisms.spec import parse_spec

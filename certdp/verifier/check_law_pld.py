@@ -15,8 +15,8 @@ Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν
     clip((1 − w/a)/2, 0, 1): P-mass (1 − e^{−a x_w})/2, Q-mass (e^{(x_w − 1)a} − e^{−a})/2;
   - randomized_response(p), r = max(p, 1 − p) (seed 002 Lemma 32): atoms ±log(r/(1 − r))
     with P-masses r, 1 − r (Q-masses swapped); one atom at 0 when r = 1/2;
-  - discrete_laplace(t, Δ): the Δ + 1 exact atoms of :class:`certdp.verify.mechs.DiscreteLaplace`;
-  - discrete_gaussian(σ, Δ): the atoms |x| <= N of :class:`certdp.verify.mechs.DiscreteGaussian`,
+  - discrete_laplace(t, Δ): the Δ + 1 exact atoms of :class:`certdp.verifier.mechs.DiscreteLaplace`;
+  - discrete_gaussian(σ, Δ): the atoms |x| <= N of :class:`certdp.verifier.mechs.DiscreteGaussian`,
     the tails' P-mass at +∞ and Q-mass at −∞ (:meth:`_Base.infinite`);
   - pure_dp(ε0) / approx_dp(ε0, δ0): the tight pair of the guarantee, atoms ±ε0 with
     P-masses (1 − δ0)e^{ε0}/(1 + e^{ε0}), (1 − δ0)/(1 + e^{ε0}) and P(L = +∞) = Q(L = −∞) =
@@ -34,7 +34,7 @@ Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν
   the same way (onto the point when it lies on one); the mass below the range goes up
   to ω_{i_lo}, above it to +∞; masses rounded up to multiples of 2^−bits.  The split
   pair is a post-processing-dominating pair, and any range is sound.
-* Composition and F_ε: :func:`certdp.verify.check_pld.compose` and ``f_eps``.
+* Composition and F_ε: :func:`certdp.verifier.check_pld.compose` and ``f_eps``.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.verify.check_pld import MAX_BITS, MAX_COUNT, MAX_GRID, _compose_lower, compose, f_eps
-from certdp.verify.schema import MalformedCertificate, _fields, number_string
+from certdp.verifier.check_pld import MAX_BITS, MAX_COUNT, MAX_GRID, _compose_lower, compose, f_eps
+from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.numerics.ball import (clip01, connect_the_dots, fixed_point_units, grid_bracket, lower_bound,
                                   split_keeping_q, to_ball, upper_bound, working_precision)

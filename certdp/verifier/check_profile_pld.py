@@ -21,7 +21,7 @@ symmetric pair built from a privacy profile dominates the mechanism):
   its n-fold composition dominates M's (composition preserves dominance).
 * Masses are rounded up to multiples of 2^−bits (more mass only raises every
   F_ε); composition and the τ-truncation are those of
-  :mod:`certdp.verify.check_pld` (rounded up, tails moved up / to +∞).
+  :mod:`certdp.verifier.check_pld` (rounded up, tails moved up / to +∞).
 
 The knots are evidence (the writer found them); the checker only re-evaluates
 and proves.  Assumptions of M (a ``profile("...")`` with unproved hypotheses)
@@ -36,10 +36,10 @@ from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.verify.check_pld import MAX_BITS, MAX_GRID, _Pair, _product, _Undecided, compose, f_eps
-from certdp.verify.check_pld import one_step as gaussian_one_step, parse_evidence as parse_pld_evidence
-from certdp.verify.check_pld import subsampled_gaussians
-from certdp.verify.schema import MalformedCertificate, _fields, number_string
+from certdp.verifier.check_pld import MAX_BITS, MAX_GRID, _Pair, _product, _Undecided, compose, f_eps
+from certdp.verifier.check_pld import one_step as gaussian_one_step, parse_evidence as parse_pld_evidence
+from certdp.verifier.check_pld import subsampled_gaussians
+from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import fixed_point_units, to_ball, upper_bound, working_precision
 from certdp.numerics.exact import exact

@@ -2,7 +2,7 @@
 
 The second-order cell test of GDP certificates (:func:`certdp.numerics.cells.second_order_holds`)
 needs, besides δ_A = P at a point, a ball containing P'(ε) for almost every ε of a
-cell [a, b].  Every profile of the table (:mod:`certdp.verify.mechs`) is
+cell [a, b].  Every profile of the table (:mod:`certdp.verifier.mechs`) is
 continuous and non-increasing, and piecewise smooth with finitely many kinks, so
 P(ε) − P(a) = ∫_a^ε P' and a ball containing the one-sided derivatives on the cell
 is all the test uses.  Written here from the closed forms the table states:
@@ -33,7 +33,7 @@ from typing import Callable
 
 from flint import arb
 
-from certdp.verify.mechs import (ApproxDP, ClipReify, Compose, DiscreteLaplace, GaussianDP, Laplace, Mech,
+from certdp.verifier.mechs import (ApproxDP, ClipReify, Compose, DiscreteLaplace, GaussianDP, Laplace, Mech,
                                       RandomizedResponse, Subsample, UserProfile, _pure_loss)
 from certdp.numerics.ball import to_ball
 from certdp.numerics.cells import delta_mu_slope_ball
@@ -122,7 +122,7 @@ def slope(mech: Mech, cell: arb) -> arb | None:
 
 def _binomial_coefficient(mech: Compose, cell: arb) -> arb:
     """Σ C(k, i) q^i (1 − q)^{k−i} over the terms with loss (k − 2i)ℓ > ε (the binomial
-    profile of :meth:`certdp.verify.mechs.Compose._binomial_ball`, same weights)."""
+    profile of :meth:`certdp.verifier.mechs.Compose._binomial_ball`, same weights)."""
     e0, q = _pure_loss(mech.mechanism)
     k = mech.k
     if e0 is not None:

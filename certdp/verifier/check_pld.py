@@ -43,7 +43,7 @@ from typing import Any, Mapping
 
 from flint import arb, fmpz, fmpz_poly
 
-from certdp.verify.schema import MalformedCertificate, _fields, number_string
+from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import (dyadic_to_fraction, fixed_point_units, lower_bound, to_ball, upper_bound,
                                   working_precision)

@@ -11,7 +11,7 @@ and no η' <= η makes δ_M <= δ_μ' + η' hold (δ_μ(ε) increases with μ).
   the Gaussian pair (G_1, G_0) being exactly (√T/s)-GDP.  This is the tail of
   Liu et al. 2022 Thm 4.4 / §5.3 made explicit: it refutes every strict μ < √T/s,
   at a large ε*.
-* ``"pld_lower"`` — the dominated PLDs of :func:`certdp.verify.check_pld.delta_lower`
+* ``"pld_lower"`` — the dominated PLDs of :func:`certdp.verifier.check_pld.delta_lower`
   (the one-step partition of the x-axis is stated by the writer; merged outputs are a
   post-processing, losses rounded down, masses rounded down, tails dropped).
 
@@ -30,9 +30,9 @@ from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.verify.check_pld import delta_lower, parse_lower_evidence, subsampled_gaussians
-from certdp.verify.facts import known_facts_step, parse_mechanism
-from certdp.verify.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
+from certdp.verifier.check_pld import delta_lower, parse_lower_evidence, subsampled_gaussians
+from certdp.verifier.facts import known_facts_step, parse_mechanism
+from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.decide import decide

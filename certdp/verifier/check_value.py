@@ -15,7 +15,7 @@ the one decision loop):
 * ``switch_eps`` / ``switch_delta`` (the switch point of an sgd/icea refined
   profile) and ``refined_sigma`` / ``refined_eps0`` / ``refined_delta0`` (the
   noise refinement of a σ-formula): the extremum is re-proved on cells from the
-  evidence's bracket by :mod:`certdp.verify.check_optimum`.
+  evidence's bracket by :mod:`certdp.verifier.check_optimum`.
 
 The verdict against the printed number: the interval a printed decimal numeral ("1/2" is
 malformed, as in the audit) stands for is recomputed from ``reported`` and ``rounding``
@@ -39,8 +39,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from certdp.verify.facts import known_facts_step, parse_mechanism
-from certdp.verify.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
+from certdp.verifier.facts import known_facts_step, parse_mechanism
+from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide
@@ -48,7 +48,7 @@ from certdp.numerics.exact import exact, printed_interval
 from certdp.numerics.gdp import delta_mu_ball
 
 KINDS = ("value",)
-#: Quantities whose extremum :mod:`certdp.verify.check_optimum` re-proves (it loads
+#: Quantities whose extremum :mod:`certdp.verifier.check_optimum` re-proves (it loads
 #: sympy for the σ-formula, so it is imported only for them).
 SWITCH = ("switch_eps", "switch_delta")
 REFINED = ("refined_sigma", "refined_eps0", "refined_delta0")
@@ -126,11 +126,11 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
                      start: int) -> str | None:
     if q in SWITCH:
-        from certdp.verify.check_optimum import check_switch  # noqa: PLC0415  (sympy)
+        from certdp.verifier.check_optimum import check_switch  # noqa: PLC0415  (sympy)
 
         return check_switch(doc, q, lo, hi, start)
     if q in REFINED:
-        from certdp.verify.check_optimum import check_refined  # noqa: PLC0415  (sympy)
+        from certdp.verifier.check_optimum import check_refined  # noqa: PLC0415  (sympy)
 
         return check_refined(doc, q, lo, hi, start)
     if q == "mu_gdp":

@@ -4,7 +4,7 @@ from the PLD evidence (the ``certdp dpsgd --mu`` report, Gomez et al. 2025).
 Claim: δ_M(ε) <= δ_μ(ε) + η for every ε >= 0 and both neighbouring relations.
 
 The checker rebuilds the composed upper PLD ν of each relation from the stated
-discretisation (:func:`certdp.verify.check_pld.upper_plds`, the same
+discretisation (:func:`certdp.verifier.check_pld.upper_plds`, the same
 re-derivation as for ``dp``), with masses m_k at y_k = (offset + k)h and m_∞,
 and with M_k = ν((y_k, ∞]), S_k = Σ_{j>k} m_j e^{−y_j}:
 
@@ -35,9 +35,9 @@ from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.verify.check_pld import parse_evidence, subsampled_gaussians, upper_plds
-from certdp.verify.facts import known_facts_step, parse_mechanism
-from certdp.verify.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
+from certdp.verifier.check_pld import parse_evidence, subsampled_gaussians, upper_plds
+from certdp.verifier.facts import known_facts_step, parse_mechanism
+from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.exact import exact

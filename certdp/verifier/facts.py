@@ -2,7 +2,7 @@
 
 Shared by every checker path (GDP kinds, dp/not_dp): the unproved hypotheses
 (:attr:`Mech.assumptions`, recursive) and the profile kind are recomputed from
-the mechanism spec by the checker's own table (:mod:`certdp.verify.mechs`),
+the mechanism spec by the checker's own table (:mod:`certdp.verifier.mechs`),
 never read from the document.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.schema import MalformedCertificate
 from certdp.errors import InputError
 
 #: Catalog entries the checker refuses (they are not in its table): the σ-formula
@@ -22,7 +22,7 @@ NOT_CHECKABLE = ("tradeoff", "sgd", "icea")
 def parse_mechanism(doc: Mapping[str, Any]) -> Any:
     """The certificate's mechanism, parsed by the spec grammar (no eval) into the
     checker's table; MalformedCertificate on any problem."""
-    from certdp.verify.mechs import parse  # noqa: PLC0415
+    from certdp.verifier.mechs import parse  # noqa: PLC0415
 
     if not isinstance(doc.get("mechanism"), str):
         raise MalformedCertificate("mechanism must be a spec string")

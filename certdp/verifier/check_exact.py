@@ -23,8 +23,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
-from certdp.verify.facts import known_facts_step, parse_mechanism
-from certdp.verify.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
+from certdp.verifier.facts import known_facts_step, parse_mechanism
+from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
 from certdp.errors import InputError
 from certdp.numerics.exact import exact
 

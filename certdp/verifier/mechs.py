@@ -32,7 +32,7 @@ second-order cell test and the mpmath kernel).
 The σ-formula mechanisms ``sgd(A, B, sigma)`` and ``icea(m, n)`` are in the table
 only for their naive profile δ̂ (:class:`NaiveFamily`), which the switch-point
 check (:mod:`check_optimum`) needs; every profile-based kind refuses them
-(:data:`certdp.verify.facts.NOT_CHECKABLE`), as it refuses ``tradeoff``
+(:data:`certdp.verifier.facts.NOT_CHECKABLE`), as it refuses ``tradeoff``
 (whose δ̂ needs symbolic solving).
 """
 
@@ -637,7 +637,7 @@ class ComposeAll(Mech):
     """``compose_all(M1, ..., Mn)``: the heterogeneous composition (any order) of the
     listed mechanisms — each may itself be ``compose(M, k)``.  The checker's spec for
     the answers of ``certdp account`` with several ``--mechanism``; no closed-form
-    profile (evidence ``pld_items``, :mod:`certdp.verify.check_profile_pld`)."""
+    profile (evidence ``pld_items``, :mod:`certdp.verifier.check_profile_pld`)."""
 
     has_closed_form = False
 

@@ -1,4 +1,4 @@
-"""``python -m certdp.verify FILE [--kernel flint|mpmath] [--json]``: the checker on its
+"""``python -m certdp.verifier FILE [--kernel flint|mpmath] [--json]``: the checker on its
 own, without the ``certdp`` command line (same answers and exit codes as ``certdp
 verify``: 0 VALID, 1 INVALID or valid only under unproved assumptions, 2 malformed
 or unreadable)."""
@@ -10,12 +10,12 @@ import json
 import sys
 
 from certdp.errors import InputError
-from certdp.verify.checker import KERNELS, verify
-from certdp.verify.schema import MalformedCertificate
+from certdp.verifier.checker import KERNELS, verify
+from certdp.verifier.schema import MalformedCertificate
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m certdp.verify", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m certdp.verifier", description=__doc__.split("\n\n")[0])
     p.add_argument("file", help="certificate JSON file (at most 16 MiB)")
     p.add_argument("--kernel", choices=KERNELS, default="flint")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         res = verify(args.file, args.kernel)
     except (MalformedCertificate, InputError) as err:
-        print(f"python -m certdp.verify: error: {err}", file=sys.stderr)
+        print(f"python -m certdp.verifier: error: {err}", file=sys.stderr)
         return 2
     print(json.dumps(res.to_json()) if args.json else str(res))
     return 0 if res.unconditional else 1

@@ -6,15 +6,15 @@ profile in ball arithmetic: ``dp`` holds iff δ_M(ε) <= δ, ``not_dp`` iff
 The evidence (the producer's enclosure of δ_M(ε)) is informational and never
 trusted.  For DP-SGD (compositions of Poisson-subsampled Gaussians, answered
 by the PLD accountant) the evidence ``pld`` states a discretisation and
-:mod:`certdp.verify.check_pld` re-derives a dominating discrete PLD
+:mod:`certdp.verifier.check_pld` re-derives a dominating discrete PLD
 from it — an upper bound, so it proves ``dp`` only; the evidence ``pld_lower``
 (x-axis cuts of a merged one-step PLD, a post-processing) gives a lower bound
 and proves ``not_dp`` only; ``pld_profile`` (a composition of one closed-form mechanism)
 and ``pld_items`` (``compose_all(M1, ..., Mn)``, a heterogeneous composition) are
-re-derived by :mod:`certdp.verify.check_profile_pld`, ``pld_law`` and
+re-derived by :mod:`certdp.verifier.check_profile_pld`, ``pld_law`` and
 ``pld_law_lower`` (compositions of Poisson-subsampled Laplace, relation by relation: an
 upper bound proving ``dp``, a dominated one proving ``not_dp``) by
-:mod:`certdp.verify.check_law_pld`.  Other mechanisms without
+:mod:`certdp.verifier.check_law_pld`.  Other mechanisms without
 a closed-form profile are not accepted.  Imports only the kernel and the checker's table.
 
 Document::
@@ -40,24 +40,24 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from certdp.verify.schema import (
+from certdp.verifier.schema import (
     MAX_PRECISION,
     MIN_PRECISION,
     MalformedCertificate,
     _fields,
     number_string,
 )
-from certdp.verify.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
+from certdp.verifier.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
                                           subsampled_gaussians)
-from certdp.verify.check_law_pld import delta_upper as law_delta_upper
-from certdp.verify.check_law_pld import delta_lower as law_delta_lower
-from certdp.verify.check_law_pld import parse_evidence as parse_law_evidence, subsampled_base
-from certdp.verify.check_law_pld import parse_lower_evidence as parse_law_lower_evidence
-from certdp.verify.check_profile_pld import delta_upper as profile_delta_upper
-from certdp.verify.check_profile_pld import items_delta_upper, parse_items_evidence
-from certdp.verify.check_profile_pld import parse_evidence as parse_profile_evidence
-from certdp.verify.check_profile_pld import split as profile_split
-from certdp.verify.facts import known_facts_step, parse_mechanism
+from certdp.verifier.check_law_pld import delta_upper as law_delta_upper
+from certdp.verifier.check_law_pld import delta_lower as law_delta_lower
+from certdp.verifier.check_law_pld import parse_evidence as parse_law_evidence, subsampled_base
+from certdp.verifier.check_law_pld import parse_lower_evidence as parse_law_lower_evidence
+from certdp.verifier.check_profile_pld import delta_upper as profile_delta_upper
+from certdp.verifier.check_profile_pld import items_delta_upper, parse_items_evidence
+from certdp.verifier.check_profile_pld import parse_evidence as parse_profile_evidence
+from certdp.verifier.check_profile_pld import split as profile_split
+from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide

@@ -1,7 +1,7 @@
 """DP-SGD certificates (kind ``dp``, evidence ``pld``) under the second kernel
 (``certdp verify --kernel mpmath``): the one-step discretisation in mpmath intervals.
 
-The same mathematics as :func:`certdp.verify.check_pld.one_step` (the
+The same mathematics as :func:`certdp.verifier.check_pld.one_step` (the
 connect-the-dots split of each loss interval between its grid points, Doroshenko
 et al. 2022; masses rounded UP to multiples of 2^-bits), recomputed with
 mpmath's ``iv`` arithmetic and the rigorous erfc of :mod:`certdp.numerics.iv`
@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import iv
 
-from certdp.verify.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
+from certdp.verifier.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
 from certdp.errors import PrecisionError, check_budget
 from certdp.numerics import iv as kernel
 

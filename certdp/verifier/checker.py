@@ -2,7 +2,7 @@
 
 Trusted kernel only: this module imports :mod:`certdp.numerics` (ball
 arithmetic, δ_μ), :mod:`certdp.expr` (the spec grammar, the expression
-evaluator), the checker's own mechanism table (:mod:`certdp.verify.mechs`)
+evaluator), the checker's own mechanism table (:mod:`certdp.verifier.mechs`)
 and the format schema — never the mechanism catalog or the search code
 (:mod:`certdp.analyses.gdpt`).  It re-evaluates every inequality of the
 evidence in ball arithmetic; an undecided comparison is retried at 2x and 4x
@@ -36,9 +36,9 @@ from flint import arb
 
 from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.numerics.cells import second_order_holds
-from certdp.verify.facts import assumptions_of, known_facts_step, parse_mechanism
-from certdp.verify.slopes import ball_functions
-from certdp.verify.schema import (
+from certdp.verifier.facts import assumptions_of, known_facts_step, parse_mechanism
+from certdp.verifier.slopes import ball_functions
+from certdp.verifier.schema import (
     GDP_KINDS,
     MalformedCertificate,
     validate_gdp,
@@ -120,7 +120,7 @@ def _decide(test, prec: int, what: str) -> None:
 def _functions_for_spec(spec: str) -> Any:
     """(P, P') of a spec's profile (cached: a pure function of the spec), needed only for
     a cell the first-order test leaves undecided: the table's closed forms and their
-    slopes in balls (:mod:`certdp.verify.slopes`, no sympy); for ``profile("...")``
+    slopes in balls (:mod:`certdp.verifier.slopes`, no sympy); for ``profile("...")``
     specs the expression and its sympy derivative (:mod:`certdp.expr.derivative`)."""
     try:
         mech = parse_mechanism({"mechanism": spec})
@@ -231,14 +231,14 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
-KIND_MODULES = ("certdp.verify.check_prdp", "certdp.verify.check_dp", "certdp.verify.check_exact",
-                "certdp.verify.check_value", "certdp.verify.check_fdp", "certdp.verify.check_refute")
+KIND_MODULES = ("certdp.verifier.check_prdp", "certdp.verifier.check_dp", "certdp.verifier.check_exact",
+                "certdp.verifier.check_value", "certdp.verifier.check_fdp", "certdp.verifier.check_refute")
 #: The module of each of their kinds, imported only when a certificate has that kind
 #: (tests/test_checker_closure.py checks it against every module's ``KINDS``).
-KIND_HOME = {"adp_not_prdp": "certdp.verify.check_prdp", "dp": "certdp.verify.check_dp",
-             "not_dp": "certdp.verify.check_dp", "gdp_exact": "certdp.verify.check_exact",
-             "value": "certdp.verify.check_value", "gdp_except": "certdp.verify.check_fdp",
-             "not_gdp_except": "certdp.verify.check_refute"}
+KIND_HOME = {"adp_not_prdp": "certdp.verifier.check_prdp", "dp": "certdp.verifier.check_dp",
+             "not_dp": "certdp.verifier.check_dp", "gdp_exact": "certdp.verifier.check_exact",
+             "value": "certdp.verifier.check_value", "gdp_except": "certdp.verifier.check_fdp",
+             "not_gdp_except": "certdp.verifier.check_refute"}
 
 
 def _kind_module(kind: Any) -> Any:
@@ -330,13 +330,13 @@ KERNELS = ("flint", "mpmath")
 def verify(path: str, kernel: str = "flint") -> CheckResult:
     """Load and check the certificate at ``path`` (``certdp verify FILE``);
     ``kernel="mpmath"`` re-checks with the second, independent interval kernel
-    (:mod:`certdp.verify.check_iv`)."""
+    (:mod:`certdp.verifier.check_iv`)."""
     doc = load(path)
     if kernel == "flint":
         return check(doc)
     if kernel != "mpmath":
         raise InputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    from certdp.verify.check_iv import check as check_with_mpmath  # noqa: PLC0415
+    from certdp.verifier.check_iv import check as check_with_mpmath  # noqa: PLC0415
 
     try:
         ok, step = check_with_mpmath(doc)

@@ -32,9 +32,9 @@ from typing import Any, Callable, Mapping
 import mpmath
 from mpmath import iv, libmp
 
-from certdp.verify.check_exact import check as check_gdp_exact
-from certdp.verify.facts import known_facts_step, parse_mechanism
-from certdp.verify.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
+from certdp.verifier.check_exact import check as check_gdp_exact
+from certdp.verifier.facts import known_facts_step, parse_mechanism
+from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 from certdp.errors import InputError, PrecisionError
 from certdp.expr.derivative import derivative
 from certdp.expr.ivbackend import compile_iv
@@ -112,7 +112,7 @@ def check(doc: Any) -> tuple[bool, str | None]:
         if kind in ("gdp_except", "not_gdp_except"):
             return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
-            from certdp.verify.check_prdp import check as check_prdp  # noqa: PLC0415
+            from certdp.verifier.check_prdp import check as check_prdp  # noqa: PLC0415
 
             return check_prdp(doc, kernel="mpmath")
     except _Fail as err:
@@ -121,14 +121,14 @@ def check(doc: Any) -> tuple[bool, str | None]:
 
 
 def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
-    from certdp.verify.check_dp import PLD_EVIDENCE, _validate  # noqa: PLC0415  (structure only)
+    from certdp.verifier.check_dp import PLD_EVIDENCE, _validate  # noqa: PLC0415  (structure only)
 
     mech, eps, delta = _validate(doc)
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
     if "pld" in doc["evidence"]:  # DP-SGD: the one-step discretisation in intervals
-        from certdp.verify.check_pld_iv import delta_upper  # noqa: PLC0415
+        from certdp.verifier.check_pld_iv import delta_upper  # noqa: PLC0415
 
         for prec in (doc["precision"], 2 * doc["precision"]):
             try:
@@ -234,7 +234,7 @@ def _second_order(P: Callable[[Any], Any], dP: Callable[[Any], Any], mu: Fractio
 
 
 def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
-    from certdp.verify.check_value import check_verdict, validate  # noqa: PLC0415
+    from certdp.verifier.check_value import check_verdict, validate  # noqa: PLC0415
 
     c, q, at, lo, hi = validate(doc)  # structure only: no arithmetic
     if q.startswith(("switch_", "refined_")):
