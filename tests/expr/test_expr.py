@@ -609,3 +609,29 @@ def test_a_root_of_a_negative_number_sympy_cannot_factor_is_still_rejected(text)
             "except InputError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "non-real" in out, out
+
+
+def test_interval_soundness_random_is_not_vacuous():
+    """The random containment test above lets a NaN ball pass (``vacuous_ok``), so an
+    evaluator that always answered NaN would pass it.  This companion draws the same
+    random expressions at single points, at 128 bits, and requires that most of those
+    with a finite true value get a finite ball no wider than 2^-100 relative (plus a
+    tiny absolute slack): an always-NaN or always-wide evaluator fails here."""
+    seen = {"finite_truth": 0, "narrow": 0}
+
+    @given(expressions(), st.fractions(min_value=0, max_value=4, max_denominator=97))
+    @settings(max_examples=120, deadline=None, derandomize=True, database=None)
+    def draw(expr, x):
+        truth = mp_value(expr, x)
+        if truth is None or not mpmath.isfinite(truth) or abs(truth) > 10**12:
+            return
+        seen["finite_truth"] += 1
+        with working_precision(128):
+            ball = evaluate_ball(expr, {EPS: _interval(x, x)})
+        assert _contains(ball, truth, vacuous_ok=True), (expr, x, ball, truth)
+        if ball.is_finite() and float(ball.rad()) <= abs(float(truth)) * 2.0**-100 + 2.0**-110:
+            seen["narrow"] += 1
+
+    draw()
+    assert seen["finite_truth"] >= 40, seen
+    assert seen["narrow"] >= 0.9 * seen["finite_truth"], seen
