@@ -1,5 +1,5 @@
 """Seed 000, App. D, Algorithms 2–3 (uniform-grid GDPT bracket): the printed
-grid size, grid points and initialisation are wrong; certdp.analyses.gdpt.algorithm3
+grid size, grid points and initialisation are wrong; certdp.analyses.algorithm3.algorithm3
 implements the corrected version.  Each error is demonstrated with certified
 numbers on the seed's Laplace example δ_A(ε) = max(1 - e^{ε/2 - 1}, 0)
 (Δ/b = 2; its GDPT is maximal at ε = 0, so sup G = G(0) = μ_GDP(0, 1 - e^{-1})).

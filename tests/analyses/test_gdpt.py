@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from certdp.errors import InputError
-from certdp.analyses.gdpt import algorithm3, algorithm3_cells, gdpt, measure
+from certdp.analyses.algorithm3 import algorithm3, algorithm3_cells
+from certdp.analyses.gdpt import gdpt, measure
 from certdp.mechanisms.spec import parse_spec
 from refs import mp_delta_mu, mp_digits, mp_mu_gdp, mpq
 from timing import timed, within
