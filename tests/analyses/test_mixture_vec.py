@@ -27,9 +27,9 @@ _mpmath_precision = pytest.fixture(autouse=True, scope="module")(mp_digits(60))
 @pytest.fixture(autouse=True)
 def _float_path_at_every_size(monkeypatch):
     """The float path runs from VEC_MIN_CELLS cells on; these tests take it at any size."""
-    import certdp.analyses.accountants.pld as pld
+    import certdp.analyses.accountants.pld_onestep as pld_onestep
 
-    monkeypatch.setattr(pld, "VEC_MIN_CELLS", 0)
+    monkeypatch.setattr(pld_onestep, "VEC_MIN_CELLS", 0)
 
 
 def _contains(v: FVec, i: int, truth: mp.mpf) -> bool:

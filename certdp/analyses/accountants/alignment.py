@@ -1,6 +1,6 @@
 """Float guide to a grid step's alignment with a subsampled Gaussian's bulk loss.
 
-The lower PLD of one step (:func:`certdp.analyses.accountants.pld.lower_one_step`)
+The lower PLD of one step (:func:`certdp.analyses.accountants.pld_onestep.lower_one_step`)
 merges x-cells J so that each merged loss ℓ_J = log(P(J)/Q(J)) sits just above a
 grid point.  Near the finite end of the loss range (log(1 − q) for the remove
 relation) the pointwise loss is almost flat, and most of the mass lies there when

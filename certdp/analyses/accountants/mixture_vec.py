@@ -1,6 +1,6 @@
 """The upper one-step PLD of a Gaussian-mixture pair on certified float vectors.
 
-The same connect-the-dots construction as :func:`certdp.analyses.accountants.pld.upper_one_step`
+The same connect-the-dots construction as :func:`certdp.analyses.accountants.pld_onestep.upper_one_step`
 (Doroshenko et al. 2022, "Connect the dots", Thm 3.1), computed for all cells at
 once in float ball arithmetic (:mod:`certdp.numerics.fvec`, :mod:`certdp.numerics.fnormal`)
 instead of one ``arb`` call per cell.  What changes, and why it stays sound:
@@ -44,7 +44,7 @@ from certdp.numerics.fvec import TINY, U4, FVec, Guide, fexp, fexpm1, union
 
 
 class MixturePair(Protocol):
-    """What this module reads of :class:`certdp.analyses.accountants.pld.MixturePair`
+    """What this module reads of :class:`certdp.analyses.accountants.pld_measure.MixturePair`
     (not imported: pld imports this module)."""
 
     sigma: Fraction
