@@ -113,10 +113,11 @@ class ShuffleResult:
                      "construction": self.lower.construction, "direction": self.lower.direction,
                      "epochs_used": self.lower.epochs, "why": WHY, **self.lower.settings}
         if self.lower.eps is not None:
-            low["eps"] = str(self.lower.eps)
-            low["proved_delta_at_eps"] = self.lower.delta
-        elif self.lower.delta is not None:
-            low["delta"] = self.lower.delta
+            low["eps_at_least"] = str(self.lower.eps)  # exact (dyadic)
+            if self.lower.delta is not None:
+                low["proved"] = f"δ_lower({self.lower.eps}) >= {self.lower.delta.lo_str()} > δ"
+        else:
+            low["delta_at_least"] = "0" if self.lower.delta is None else self.lower.delta.lo_str()
         key = "eps" if self.target_delta is not None else "delta"
         return {
             "sampling": "shuffle",

@@ -255,8 +255,8 @@ def delta_lower(pld: LowerPLD, eps: Fraction, *, exact_points: int = 4096) -> ar
     """A ball whose every point is <= the lower PLD's δ(ε) (hence <= the run's δ(ε)).
 
     Σ_{L_j > ε} m_j (1 − e^{ε − L_j}): the first ``exact_points`` grid points above ε
-    term by term, then blocks of doubling length, each block's mass (an exact integer
-    sum) times the factor at its lowest loss (the factor is non-decreasing in L)."""
+    term by term, then blocks of length (j − j0)/1024, each block's mass (an exact
+    integer sum) times the factor at its lowest loss (the factor is non-decreasing in L)."""
     h = Fraction(1, 2**pld.h_bits)
     j0 = max(0, math.floor(eps / h) + 1 - pld.offset)  # first j with (offset + j)·h > ε
     n = pld.length
@@ -268,10 +268,8 @@ def delta_lower(pld: LowerPLD, eps: Fraction, *, exact_points: int = 4096) -> ar
         hb = to_ball(h)
         total = arb(0)
         j = j0
-        width = 1
         while j < n:
-            if j - j0 >= exact_points:
-                width *= 2
+            width = 1 if j - j0 < exact_points else (j - j0) // 1024
             end = min(n, j + width)
             mass = sums(end) - sums(j)
             if mass:
