@@ -134,7 +134,7 @@ def partition(noise: Fraction, batches: int, construction: Construction, cells: 
     """Dyadic partition points covering both laws' bulk (a float guide: any partition
     gives a valid lower bound; this one only decides how tight it is).  The range
     leaves mass below about e^-40 in the outer cells; the step is a power of two,
-    about σ²/(16(a − c)) (one-epoch loss steps of about 1/16 for k = 1), widened
+    about σ²/(64(a − c)) (one-epoch loss steps of about 1/64 for k = 1), widened
     until at most ``cells`` points are used."""
     s = float(noise)
     lo_shift = min(construction.c, 0)
@@ -153,7 +153,7 @@ def partition(noise: Fraction, batches: int, construction: Construction, cells: 
     # upper end: k·Φ̄((t − a)/σ) <= e^-40
     z = math.sqrt(2 * (40 + math.log(batches)))
     t_hi = construction.a + s * (z + 1)
-    step_f = s * s / (16 * (construction.a - construction.c))
+    step_f = s * s / (64 * (construction.a - construction.c))
     e = math.floor(math.log2(step_f))
     while (t_hi - t_lo) / 2.0**e > cells:
         e += 1
