@@ -191,7 +191,7 @@ def shuffled_lower(noise: Fraction, batches: int, epochs: int, *, delta: Fractio
             hb = _h_bits(p, q, epochs)
             pld = sp.power(sp.one_epoch(p, q, hb, BITS), epochs)
             settings = {"partition": {"first": str(pts[0]), "step": str(pts[1] - pts[0]), "points": len(pts)},
-                        "loss_grid": f"2^-{hb}", "mass_bits": BITS, "points": pld.length}
+                        "loss_grid": f"2^-{hb}", "h_bits": hb, "mass_bits": BITS, "points": pld.length}
             if delta is not None:
                 got = _certify_eps(pld, delta)
                 if got is None:
