@@ -121,16 +121,18 @@ def _one_epoch(c: dict) -> tuple[int, list[int]]:
     if not cells:
         return 0, [0]
     lo = min(cells)
+    if max(cells) - lo >= MAX_LENGTH:
+        raise MalformedCertificate("the stated loss grid makes the one-epoch PLD too long")
     return lo, [cells.get(lo + i, 0) for i in range(max(cells) - lo + 1)]
 
 
 def _mul(x: tuple[int, list[int]], y: tuple[int, list[int]], bits: int) -> tuple[int, list[int]]:
+    if len(x[1]) + len(y[1]) - 1 > MAX_LENGTH:
+        raise MalformedCertificate("the stated loss grid makes the composed PLD too long")
     prod = [int(v) >> bits for v in (fmpz_poly(x[1]) * fmpz_poly(y[1])).coeffs()]
     nz = [i for i, v in enumerate(prod) if v]
     if not nz:
         return 0, [0]
-    if len(prod) > MAX_LENGTH:
-        raise MalformedCertificate("the stated loss grid makes the composed PLD too long")
     return x[0] + y[0] + nz[0], prod[nz[0]:nz[-1] + 1]
 
 
