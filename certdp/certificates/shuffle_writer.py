@@ -45,5 +45,5 @@ def shuffled_certificate(res: "ShuffleResult") -> dict[str, Any]:
     doc = envelope({"kind": KIND, "eps": eps, "delta": delta}, mechanism, evidence, PRECISION)  # type: ignore[arg-type]
     verdict = check(doc)
     if not verdict.valid:
-        raise InputError(f"the shuffled lower bound's certificate did not check: {verdict.step}")
+        raise InputError(f"the shuffled lower bound's certificate did not check: {verdict.failed_step}")
     return doc

@@ -46,7 +46,7 @@ KINDS = ("not_dp_shuffled",)
 #: The checker's own table of the explicit pairs (a, c): see the module docstring.
 PAIRS = {"others-zero": (1, 0), "others-minus-one": (2, 1)}
 #: Limits on untrusted sizes.
-MAX_POINTS, MAX_H_BITS, MAX_BITS, MAX_EPOCHS, MAX_LENGTH = 20_000, 16, 256, 10_000, 2**23
+MAX_POINTS, MAX_H_BITS, MAX_BITS, MAX_EPOCHS, MAX_LENGTH = 20_000, 16, 256, 10_000, 2**22
 
 
 def _exact(text: Any, where: str) -> Fraction:
@@ -156,6 +156,8 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     c = _parse(doc)
     with working_precision(c["prec"]):
         base = _one_epoch(c)
+        if c["epochs"] * (len(base[1]) - 1) + 1 > MAX_LENGTH:  # the composed PLD's length, at most
+            raise MalformedCertificate("the stated loss grid makes the composed PLD too long")
         result: tuple[int, list[int]] | None = None
         n = c["epochs"]
         while n:

@@ -73,3 +73,21 @@ def test_delta_answer_certificate():
     d = shuffled_certificate(res)
     assert d["claim"]["eps"] == "2" and check(d).valid
     assert float(d["claim"]["delta"]) <= float(res.lower.delta.lo_exact)
+
+
+def test_a_grid_too_fine_for_the_epochs_is_refused_not_run(doc):
+    bad = copy.deepcopy(doc)
+    bad["mechanism"]["steps"] = str(100 * 10_000)  # 10,000 epochs on the finest grid
+    bad["evidence"]["h_bits"] = 16
+    with pytest.raises(MalformedCertificate, match="too long"):
+        check(bad)
+
+
+def test_the_mpmath_kernel_says_it_needs_flint(doc, tmp_path):
+    from certdp.verifier.checker import verify
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    res = verify(str(path), kernel="mpmath")
+    assert not res.valid and "flint" in res.failed_step
+    assert verify(str(path)).valid

@@ -254,4 +254,9 @@ def shuffled_dpsgd(noise: object, *, batch_size: object, dataset_size: object, e
     lower = shuffled_lower(s, k, full, delta=d, eps=e, cells=cells)
     upper = dpsgd(s, 1, begun, delta=d, eps=e)
     poisson = dpsgd(s, Fraction(B, N), T, delta=d, eps=e)
+    # both ends are proofs, so they cannot cross; if they do, a bug is better than an answer
+    crossed = (lower.eps is not None and lower.eps > upper.eps.hi_exact) if d is not None else \
+        (lower.delta is not None and lower.delta.lo_exact > upper.delta.hi_exact)
+    if crossed:  # pragma: no cover - a defect, never a result
+        raise RuntimeError("internal error: the shuffled lower bound exceeds the no-amplification upper bound")
     return ShuffleResult(s, B, N, T, lower, upper, poisson, d, e, time.perf_counter() - t0)
