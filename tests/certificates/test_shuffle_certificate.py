@@ -91,3 +91,10 @@ def test_the_mpmath_kernel_says_it_needs_flint(doc, tmp_path):
     res = verify(str(path), kernel="mpmath")
     assert not res.valid and "flint" in res.failed_step
     assert verify(str(path)).valid
+
+
+def test_precision_is_capped(doc):
+    bad = copy.deepcopy(doc)
+    bad["precision"] = 4096
+    with pytest.raises(MalformedCertificate, match="precision"):
+        check(bad)
