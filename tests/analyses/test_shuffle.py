@@ -113,9 +113,10 @@ def test_shuffled_eps_is_above_the_poisson_eps():
     shuffled batches the true ε can be far above the Poisson-subsampling ε usually
     reported, the gap being largest at small σ, where the batch holding the target
     stands out among the k batch sums (their construction: the other examples'
-    gradients −1, our "others-minus-one").  (Their figures plot ε or σ curves; we
-    could not transcribe exact values, so the test checks the finding itself, with
-    our own certified numbers.)  At σ = 1, B/N = 100/10,000, δ = 1e-5 we prove
+    gradients −1, our "others-minus-one").  (Their figures plot ε or σ curves — e.g.
+    the NeurIPS paper's Figure 3 at ε = 5, δ = 2.7e-8, 1 and 5 epochs — and we could
+    not transcribe exact values, so the test checks the finding itself, with our own
+    certified numbers.)  At σ = 1, B/N = 100/10,000, δ = 1e-5 we prove
     shuffled ε >= 4.05 after one epoch and >= 7.07 after five, against a certified
     Poisson ε <= 0.719 and <= 1.327: the Poisson number is refuted for the shuffled
     run.  Measured 2026-11-27 (docs/shuffling.md)."""
