@@ -63,7 +63,7 @@ WHY = ("lower bound: an explicit pair of datasets (zero-out: the target example'
        "is a lower bound on the run's δ(ε)")
 UPPER_WHY = ("upper bound without amplification: each example is in exactly one batch per epoch, so given "
              "the permutations the run is E Gaussian steps touching it; mixing over the permutations "
-             "cannot increase δ: (√E/σ)-GDP. No tighter certified upper bound for shuffling is known")
+             "cannot increase δ: (√E/σ)-GDP. certdp has no tighter certified upper bound for shuffling")
 
 
 @dataclass(frozen=True)
