@@ -79,12 +79,31 @@ def identify(target: Any, *, validate: bool = True) -> Any:
 
 def dpsgd(noise: object, rate: object = None, steps: int | None = None, *, delta: object = None,
           eps: object = None, epochs: object = None, batch_size: object = None, dataset_size: object = None,
-          **options: Any) -> Any:
+          sampling: str = "poisson", **options: Any) -> Any:
     """Certified (ε, δ) of DP-SGD (Poisson-subsampled Gaussian, ``steps`` steps),
     as ``certdp dpsgd`` computes it.  In practitioners' terms, ``batch_size`` B and
     ``dataset_size`` N replace ``rate`` (q = B/N exactly) and ``epochs`` E replaces
     ``steps`` (T = ⌈E/q⌉, rounded up; ``.schedule["steps_rule"]`` states it), e.g.
-    ``dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000, delta="1e-5")``."""
+    ``dpsgd("1.1", epochs=60, batch_size=256, dataset_size=60000, delta="1e-5")``.
+
+    ``sampling="shuffle"`` (``certdp dpsgd --sampling shuffle``; needs ``batch_size``
+    dividing ``dataset_size``) answers for shuffled batches instead: a ShuffleResult
+    with ``.lower`` (a certified lower bound on the run's ε or δ from an explicit
+    pair of datasets), ``.upper`` (the no-amplification (√E/σ)-GDP bound) and
+    ``.poisson`` (the Poisson answer at q = B/N, for comparison); docs/shuffling.md."""
+    from certdp.errors import InputError  # noqa: PLC0415
+
+    if sampling == "shuffle":
+        from certdp.analyses.accountants.shuffle import shuffled_dpsgd  # noqa: PLC0415
+
+        if rate is not None or options:
+            extra = ["rate"] if rate is not None else []
+            raise InputError(f"sampling='shuffle' takes no {', '.join(extra + sorted(options))} "
+                             "(give batch_size and dataset_size)")
+        return shuffled_dpsgd(noise, batch_size=batch_size, dataset_size=dataset_size, epochs=epochs,
+                              steps=steps, delta=delta, eps=eps)
+    if sampling != "poisson":
+        raise InputError(f"sampling must be 'poisson' or 'shuffle', got {sampling!r}")
     from certdp.analyses.accountants.dpsgd import dpsgd as _dpsgd  # noqa: PLC0415
 
     return _dpsgd(noise, rate, steps, delta=delta, eps=eps, epochs=epochs, batch_size=batch_size,

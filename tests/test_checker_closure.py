@@ -27,7 +27,9 @@ in balls (verify.slopes, so that second-order cells need no sympy) 43 modules,
 expression evaluator, check_optimum and the mpmath kernel load in functions, for the
 certificates that need them) is 29 modules, 5,808 lines.  With the checker in its own
 package certdp.verifier (whose __init__ imports nothing) 43 modules, 9,023 lines; without
-sympy 29 modules, 5,822 lines.
+sympy 29 modules, 5,822 lines.  With the shuffled-batches lower bound (check_shuffle, kind
+not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) 44
+modules, 9,224 lines; without sympy 30 modules, 6,012 lines.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 43
-MAX_LINES = 9_050
+MAX_MODULES = 44
+MAX_LINES = 9_230
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -73,7 +75,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 5_850
+MAX_SYMPY_FREE_LINES = 6_020
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:

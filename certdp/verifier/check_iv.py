@@ -109,7 +109,7 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _dp(doc)
         if kind == "value":
             return _value(doc)
-        if kind in ("gdp_except", "not_gdp_except"):
+        if kind in ("gdp_except", "not_gdp_except", "not_dp_shuffled"):
             return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
             from certdp.verifier.check_prdp import check as check_prdp  # noqa: PLC0415

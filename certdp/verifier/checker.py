@@ -232,13 +232,14 @@ def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 #: Checker modules for the non-GDP kinds: each has ``KINDS`` and ``check(doc) -> (valid, step)``.
 KIND_MODULES = ("certdp.verifier.check_prdp", "certdp.verifier.check_dp", "certdp.verifier.check_exact",
-                "certdp.verifier.check_value", "certdp.verifier.check_fdp", "certdp.verifier.check_refute")
+                "certdp.verifier.check_value", "certdp.verifier.check_fdp", "certdp.verifier.check_refute",
+                "certdp.verifier.check_shuffle")
 #: The module of each of their kinds, imported only when a certificate has that kind
 #: (tests/test_checker_closure.py checks it against every module's ``KINDS``).
 KIND_HOME = {"adp_not_prdp": "certdp.verifier.check_prdp", "dp": "certdp.verifier.check_dp",
              "not_dp": "certdp.verifier.check_dp", "gdp_exact": "certdp.verifier.check_exact",
              "value": "certdp.verifier.check_value", "gdp_except": "certdp.verifier.check_fdp",
-             "not_gdp_except": "certdp.verifier.check_refute"}
+             "not_gdp_except": "certdp.verifier.check_refute", "not_dp_shuffled": "certdp.verifier.check_shuffle"}
 
 
 def _kind_module(kind: Any) -> Any:

@@ -109,6 +109,8 @@ COMMANDS = {
     "account_items": ["account", "--mechanism", "subsample(gaussian(sigma=1), rate=1/10)", "--times", "10",
                       "--mechanism", "laplace(scale=1)", "--eps", "1"],
     "prdp": ["prdp", "counterexample", "--eps", "0.5", "--delta", "0.01", "--eps-hat", "1"],
+    "dpsgd_shuffle": ["dpsgd", "--noise", "1", "--batch-size", "100", "--dataset-size", "10000", "--epochs", "1",
+                      "--delta", "1e-5", "--sampling", "shuffle"],
 }
 
 CHILD = r'''
@@ -142,7 +144,7 @@ def certificates(tmp_path_factory):
 def test_every_kind_is_covered(certificates):
     kinds = {json.loads(p.read_text())["claim"]["kind"] for p in certificates}
     assert {"dp", "not_dp", "value", "gdp", "not_gdp", "gdp_exact", "gdp_except", "not_gdp_except",
-            "adp_not_prdp"} <= kinds, kinds
+            "adp_not_prdp", "not_dp_shuffled"} <= kinds, kinds
     evidence = {k for p in certificates for k in json.loads(p.read_text())["evidence"]}
     assert {"pld", "pld_lower", "pld_items", "pld_profile", "cells"} <= evidence, evidence
 
