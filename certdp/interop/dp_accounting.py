@@ -127,6 +127,9 @@ class Relation(enum.Enum):
 
     ADD_OR_REMOVE_ONE = "add-or-remove-one"
     REPLACE_ONE = "replace-one"
+    #: a record replaced by a special (zero) record (Kairouz et al. 2021 Def 1.1): for every
+    #: event accepted under it, the pair of add-or-remove-one (a zero record adds nothing)
+    REPLACE_SPECIAL = "replace-special"
 
 
 def parse_relation(rel: Any) -> Relation:
@@ -139,15 +142,16 @@ def parse_relation(rel: Any) -> Relation:
             return Relation.ADD_OR_REMOVE_ONE
         if rel == _dpa.NeighboringRelation.REPLACE_ONE:
             return Relation.REPLACE_ONE
+        if rel == _dpa.NeighboringRelation.REPLACE_SPECIAL:
+            return Relation.REPLACE_SPECIAL
     raise UnsupportedEventError(f"neighbouring relation {rel} is not supported "
-                                "(certdp accounts ADD_OR_REMOVE_ONE and REPLACE_ONE)")
+                                "(certdp accounts ADD_OR_REMOVE_ONE, REPLACE_ONE and REPLACE_SPECIAL)")
 
 
 #: event classes refused under every relation, with the one-line reason
 _REFUSED = {
     "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
     "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
-    "SingleEpochTreeAggregationDpEvent": "tree aggregation (DP-FTRL) is not in its engine yet",
     "TruncatedSubsampledGaussianDpEvent": "truncated Poisson sampling is not in its engine yet",
     "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
     "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
@@ -209,13 +213,15 @@ class _Walk:
             # dp_event.py: each value has norm <= C and noise_multiplier = s/C, so replacing one
             # value moves the sum by up to 2C: sensitivity 2 (dp_accounting's PLDAccountant for
             # the Gaussian; its RdpAccountant uses 1, optimistic by the event's own definition)
-            sens = "" if self.relation is Relation.ADD_OR_REMOVE_ONE else ", sensitivity=2"
+            sens = "" if self.relation is not Relation.REPLACE_ONE else ", sensitivity=2"
             return self._checked(f"{kind}({arg}={fraction_to_str(noise)}{sens})", event)
         if name == "DiscreteLaplaceDpEvent":
             return self._discrete_laplace(event)
+        if name == "SingleEpochTreeAggregationDpEvent":
+            return self._tree_aggregation(event)
         if name in _REFUSED:
             raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+        if self.relation is Relation.REPLACE_ONE:
             raise UnsupportedEventError(
                 f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
                 "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
@@ -235,9 +241,40 @@ class _Walk:
                                         f"got {event.noise_parameter!r}, {event.sensitivity!r}")
         if a == 0:
             return _NON_PRIVATE
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+        if self.relation is Relation.REPLACE_ONE:
             sens *= 2
         return self._checked(f"discrete_laplace(scale={fraction_to_str(1 / a)}, sensitivity={sens})", event)
+
+    def _tree_aggregation(self, event: Any) -> str | None:
+        """``tree_aggregation(noise=σ, steps=T)``, T the largest of ``step_counts`` (a record
+        sits in one leaf of one tree: depth ⌈log₂(T + 1)⌉, Kairouz et al. 2021 App. D),
+        exactly μ-GDP with μ² = Δ²·depth/σ².  dp_accounting defines the event under
+        REPLACE_SPECIAL (a record replaced by a zero record: Δ = 1); under REPLACE_ONE a
+        node moves by up to 2C (Δ = 2, the convention of the Gaussian event).  Under
+        ADD_OR_REMOVE_ONE a removed record shifts the stream, which dp_accounting leaves
+        undefined: refused.  σ = 0 is not private; no steps (all counts 0) release nothing."""
+        if self.relation is Relation.ADD_OR_REMOVE_ONE:
+            raise UnsupportedEventError(
+                "SingleEpochTreeAggregationDpEvent is defined by dp_accounting for REPLACE_SPECIAL only "
+                "(a record replaced by a zero record in its slot): use CertifiedAccountant("
+                "NeighboringRelation.REPLACE_SPECIAL) or REPLACE_ONE")
+        counts = event.step_counts
+        if isinstance(counts, (list, tuple)):
+            if not counts:
+                raise UnsupportedEventError("SingleEpochTreeAggregationDpEvent.step_counts must not be empty")
+            steps = max(_count(c, "SingleEpochTreeAggregationDpEvent.step_counts") for c in counts)
+        else:
+            steps = _count(counts, "SingleEpochTreeAggregationDpEvent.step_counts")
+        noise = _fraction(event.noise_multiplier, "SingleEpochTreeAggregationDpEvent.noise_multiplier")
+        if noise < 0:
+            raise UnsupportedEventError(f"SingleEpochTreeAggregationDpEvent needs noise_multiplier >= 0, "
+                                        f"got {event.noise_multiplier!r}")
+        if steps == 0:
+            return None
+        if noise == 0:
+            return _NON_PRIVATE
+        sens = ", sensitivity=2" if self.relation is Relation.REPLACE_ONE else ""
+        return self._checked(f"tree_aggregation(noise={fraction_to_str(noise)}, steps={steps}{sens})", event)
 
     def _poisson(self, event: Any) -> str | None:
         """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the

@@ -15,6 +15,7 @@ from certdp.mechanisms.basic import (
     RandomizedResponseK,
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
+from certdp.mechanisms.tree import TreeAggregation
 from certdp.mechanisms.user import Profile
 from certdp.mechanisms.zcdp import ZCDP
 
@@ -38,6 +39,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         DiscreteGaussian,
         RandomizedResponseK,
         ZCDP,
+        TreeAggregation,
         "tradeoff",
         "sgd",
         "icea",

@@ -192,7 +192,7 @@ def _sgm(q: Fraction, s: Fraction) -> Callable[[Fraction], arb]:
 def _curve(mech: object) -> Callable[[Fraction], arb]:
     """ρ(α) as a ball function of an exact order α > 1, for a catalog mechanism."""
     name = getattr(mech, "name", None)
-    if name in ("gaussian", "gaussian_dp"):
+    if name in ("gaussian", "gaussian_dp", "tree_aggregation"):
         return _gaussian(Fraction(mech.gdp_mu_squared()))  # type: ignore[attr-defined]
     if name == "laplace":
         return _laplace(Fraction(mech.scale) / Fraction(mech.sensitivity))  # type: ignore[attr-defined]
@@ -209,8 +209,9 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
         inner = mech.mechanism  # type: ignore[attr-defined]
         return _sgm(Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity))  # type: ignore[attr-defined]
     spec = mech.spec() if hasattr(mech, "spec") else repr(mech)  # type: ignore[attr-defined]
-    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, laplace, randomized_response, "
-                     f"randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), not {spec}")
+    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, tree_aggregation, laplace, "
+                     f"randomized_response, randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), "
+                     f"not {spec}")
 
 
 def _guide(mech: object) -> Callable[[Fraction], float]:
@@ -223,7 +224,7 @@ def _guide(mech: object) -> Callable[[Fraction], float]:
             return lambda a: rdp_guide.sgm_rdp_float(q, s, a, QUAD_MAX_PEAK)
         half_mu2 = float(1 / s**2) / 2
         return lambda a: half_mu2 * float(a)
-    if name in ("gaussian", "gaussian_dp"):
+    if name in ("gaussian", "gaussian_dp", "tree_aggregation"):
         half_mu2 = float(Fraction(mech.gdp_mu_squared())) / 2  # type: ignore[attr-defined]
         return lambda a: half_mu2 * float(a)
     return rdp_guide.ball_midpoint(_curve(mech))
@@ -232,7 +233,7 @@ def _guide(mech: object) -> Callable[[Fraction], float]:
 def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
     """(ρ, exact) with the mechanism ρ-zCDP (Bun & Steinke 2016), or None."""
     name = getattr(mech, "name", None)
-    if name in ("gaussian", "gaussian_dp"):  # Prop 1.6: exactly μ²/2
+    if name in ("gaussian", "gaussian_dp", "tree_aggregation"):  # Prop 1.6: exactly μ²/2
         return Fraction(mech.gdp_mu_squared()) / 2, True  # type: ignore[attr-defined]
     if name == "zcdp":  # the guarantee itself
         return Fraction(mech.rho), False  # type: ignore[attr-defined]
