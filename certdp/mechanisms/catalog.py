@@ -16,6 +16,7 @@ from certdp.mechanisms.basic import (
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.tree import TreeAggregation
+from certdp.mechanisms.truncated import TruncatedSubsample
 from certdp.mechanisms.user import Profile
 from certdp.mechanisms.zcdp import ZCDP
 
@@ -40,6 +41,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         RandomizedResponseK,
         ZCDP,
         TreeAggregation,
+        TruncatedSubsample,
         "tradeoff",
         "sgd",
         "icea",

@@ -252,8 +252,8 @@ def test_randomized_response_needs_replace_one():
         assert not CertifiedAccountant().supports(event)
         with pytest.raises(UnsupportedEventError, match="replace-one relation only"):
             CertifiedAccountant().compose(event)
-    with pytest.raises(UnsupportedEventError, match="REPLACE_SPECIAL"):
-        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL)
+    with pytest.raises(UnsupportedEventError, match="replace-one relation only"):
+        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL).compose(RR(0.5, 2))
     with pytest.raises(InputError):
         event_to_specs(G(1.0), neighboring_relation="replace")
 
@@ -433,13 +433,14 @@ def _instances():
 ACCEPTED = {
     (n, r) for n in ("ComposedDpEvent", "DiscreteLaplaceDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
                      "NoOpDpEvent", "NonPrivateDpEvent", "SelfComposedDpEvent", "ZCDpEvent") for r in ("add", "replace")
-} | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace")}
+} | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace"),
+     ("SingleEpochTreeAggregationDpEvent", "replace")}
 
 #: a phrase of each refusal reason, as docs/interop.md words it
 DOC_PHRASES = {
     "MixtureOfGaussiansDpEvent": "mixtures of Gaussians", "RepeatAndSelectDpEvent": "repeat-and-select",
     "SampledWithReplacementDpEvent": "with replacement", "SampledWithoutReplacementDpEvent": "sampling without",
-    "SingleEpochTreeAggregationDpEvent": "tree aggregation", "TruncatedSubsampledGaussianDpEvent": "truncated",
+    ("SingleEpochTreeAggregationDpEvent", "add"): "tree aggregation under", "TruncatedSubsampledGaussianDpEvent": "truncated",
     "UnsupportedDpEvent": "UnsupportedDpEvent", ("RandomizedResponseDpEvent", "add"): "randomized response under",
     ("PoissonSampledDpEvent", "replace"): "Poisson sampling under",
 }

@@ -208,8 +208,12 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
         inner = mech.mechanism  # type: ignore[attr-defined]
         return _sgm(Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity))  # type: ignore[attr-defined]
+    if name == "truncated_subsample":  # a labelled mixture of sampled Gaussians (its own module)
+        from certdp.analyses.accountants.rdp_truncated import truncated_curve  # noqa: PLC0415
+
+        return truncated_curve(mech, _sgm)
     spec = mech.spec() if hasattr(mech, "spec") else repr(mech)  # type: ignore[attr-defined]
-    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, tree_aggregation, laplace, "
+    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, tree_aggregation, truncated_subsample, laplace, "
                      f"randomized_response, randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), "
                      f"not {spec}")
 
@@ -227,6 +231,10 @@ def _guide(mech: object) -> Callable[[Fraction], float]:
     if name in ("gaussian", "gaussian_dp", "tree_aggregation"):
         half_mu2 = float(Fraction(mech.gdp_mu_squared())) / 2  # type: ignore[attr-defined]
         return lambda a: half_mu2 * float(a)
+    if name == "truncated_subsample":
+        from certdp.analyses.accountants.rdp_truncated import truncated_guide  # noqa: PLC0415
+
+        return truncated_guide(mech, QUAD_MAX_PEAK)
     return rdp_guide.ball_midpoint(_curve(mech))
 
 
