@@ -18,6 +18,11 @@ D_α(P‖Q) = log E_Q[(dP/dQ)^α]/(α−1); RDP composes by adding ρ per order
   b = (1−p)/(k−1); a = max(p, b), c = min(p, b), r = (k−2)b):
   ρ(α) = log(a^α c^{1−α} + c^α a^{1−α} + r)/(α−1), exact (its finite pair).
 * ρ-zCDP (``zcdp(rho)``): ρ(α) = αρ, the guarantee itself (Bun & Steinke 2016 Def 1.1).
+* Discrete Gaussian N_Z(0, σ²), integer sensitivity Δ: ρ(α) <= αΔ²/(2σ²), an upper bound
+  (Δ²/(2σ²)-zCDP, Canonne, Kamath & Steinke 2020 Thm 4; its exact PLD is the PLD engine's).
+* Single-epoch tree aggregation (``tree_aggregation``): exactly Gaussian, ρ(α) = αμ²/2.
+* Truncated Poisson sampling (``truncated_subsample``): a labelled mixture of sampled
+  Gaussians (:mod:`certdp.analyses.accountants.rdp_truncated`).
 * Pure ε-DP (the worst case of the guarantee): randomized response with
   p = e^ε/(1+e^ε), ρ(α) = log((e^{αε} + e^{(1−α)ε})/(1+e^ε))/(α−1).  Every ε-DP
   pair is a post-processing of this pair (Kairouz, Oh & Viswanath 2015, "The
@@ -205,6 +210,9 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
     if name == "zcdp":  # the guarantee itself: ρ(α) = αρ for every α > 1
         rho = Fraction(mech.rho)  # type: ignore[attr-defined]
         return lambda a: to_ball(rho) * to_ball(a)
+    if name == "discrete_gaussian":  # Δ²/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020 Thm 4): a bound
+        rho = Fraction(mech.sensitivity) ** 2 / (2 * Fraction(mech.sigma) ** 2)  # type: ignore[attr-defined]
+        return lambda a: to_ball(rho) * to_ball(a)
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
         inner = mech.mechanism  # type: ignore[attr-defined]
         return _sgm(Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity))  # type: ignore[attr-defined]
@@ -213,7 +221,8 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
 
         return truncated_curve(mech, _sgm)
     spec = mech.spec() if hasattr(mech, "spec") else repr(mech)  # type: ignore[attr-defined]
-    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, tree_aggregation, truncated_subsample, laplace, "
+    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, tree_aggregation, truncated_subsample, "
+                     f"discrete_gaussian, laplace, "
                      f"randomized_response, randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), "
                      f"not {spec}")
 
@@ -245,6 +254,8 @@ def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
         return Fraction(mech.gdp_mu_squared()) / 2, True  # type: ignore[attr-defined]
     if name == "zcdp":  # the guarantee itself
         return Fraction(mech.rho), False  # type: ignore[attr-defined]
+    if name == "discrete_gaussian":  # CKS20 Thm 4: Δ²/(2σ²)-zCDP (a bound)
+        return Fraction(mech.sensitivity) ** 2 / (2 * Fraction(mech.sigma) ** 2), False  # type: ignore[attr-defined]
     if name == "pure_dp":  # Prop 1.4: ε-DP => ε²/2-zCDP (a bound)
         return Fraction(mech.eps) ** 2 / 2, False  # type: ignore[attr-defined]
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian" and mech.rate == 1:  # type: ignore[attr-defined]
