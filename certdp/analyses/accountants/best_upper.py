@@ -36,15 +36,24 @@ class BestUpper:
 
     @property
     def method(self) -> str:
-        return "best upper bound of: " + "; ".join(n for n, _ in self.routes) + " (upper bound only)"
+        return "best upper bound of: " + "; ".join(n for n, _ in self.routes)
 
     def _best(self, ask: Callable[[Any], Enclosure]) -> Enclosure:
+        """The smallest upper end among the routes that answer (a route that fails, e.g. a
+        grid beyond its budget, is skipped while another answers: each alone is sound)."""
         best: tuple[str, arb] | None = None
+        failed: InputError | None = None
         for name, acc in self.routes:
-            hi = ask(acc).hi
+            try:
+                hi = ask(acc).hi
+            except InputError as err:
+                failed = failed or err
+                continue
             if best is None or hi < best[1]:
                 best = (name, hi)
-        assert best is not None
+        if best is None:
+            assert failed is not None
+            raise failed
         self.last = best[0]
         return Enclosure(arb(0), best[1])
 
@@ -65,7 +74,8 @@ def best_upper(items: list[tuple[Any, int]], pld_ok: bool) -> BestUpper:
         acc = rdp.RDPAccountant()
         for m, k in items:
             acc = acc.compose(m, k)
-        routes.append(("RDP accountant (zCDP as (α, αρ)-RDP; best order, improved or classic conversion)", acc))
+        routes.append(("RDP accountant (each part's certified Rényi curve, zCDP as (α, αρ)-RDP; best order, "
+                       "improved or classic conversion)", acc))
     if pld_ok:
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
