@@ -165,7 +165,7 @@ def composition_items(mech: Mechanism) -> list[tuple[Mechanism, int]] | None:
     test for the accountant route (CLI, audit and API alike)."""
     from certdp.mechanisms.transforms import Compose, ComposeAll  # noqa: PLC0415
 
-    if getattr(mech, "rdp_only", False):  # no profile of its own: its RDP curve, as a composition of one
+    if getattr(mech, "accountant_only", False):  # no profile of its own: a composition of one
         return [(mech, 1)]
     if isinstance(mech, Compose) and not mech.has_closed_form:
         return [(mech.mechanism, int(mech.k))]
@@ -197,11 +197,10 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     if len(items) == 1 and items[0][1] == 1 and getattr(items[0][0], "name", None) == "zcdp":
         return _ProfileAccountant(items[0][0]), items[0][0].route
     mechs = [m for m, _ in items]
-    rdp_only = any(getattr(m, "rdp_only", False) for m in mechs)
-    if rdp_only or any(getattr(m, "name", None) == "zcdp" for m in mechs):  # upper bounds only
+    if any(getattr(m, "accountant_only", False) or getattr(m, "name", None) == "zcdp" for m in mechs):
         from certdp.analyses.accountants.best_upper import best_upper  # noqa: PLC0415
 
-        acc = best_upper(items, pld_ok=not rdp_only and all(supports(m) for m in mechs))
+        acc = best_upper(items, pld_ok=all(supports(m) for m in mechs))  # upper bounds only
         return acc, acc.method
     bad = [m.spec() for m in mechs if not supports(m)]
     gaussian = all(m.gdp_mu_squared() is not None for m in mechs)  # exactly Gaussian: μ² adds up

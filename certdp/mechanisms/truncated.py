@@ -29,8 +29,10 @@ dataset is the conservative choice; dp_accounting uses n − 1).  t is enclosed 
 arithmetic (:func:`truncation_probability`); a larger t only weakens the bound
 (sensitivity 2 dominates sensitivity 1), so an enclosure of t is all it needs.
 
-The profile is an upper bound only and is answered through the RDP accountant:
-``subsample`` and ``compose`` of it, a PLD, a certificate are refused.
+The mechanism has no profile evaluation of its own: its compositions are answered by
+the RDP accountant and by the PLD engine on the labelled mixture's loss law
+(:mod:`certdp.analyses.accountants.mixture_law`; one-sided, an upper bound), the smaller
+upper end winning.  ``subsample`` of it and certificates are refused.
 """
 
 from __future__ import annotations
@@ -110,8 +112,9 @@ class TruncatedSubsample(CatalogMechanism):
         Param("size", "integer", "dataset size n >= 1 (the other records of the larger neighbour)"),
     )
     own_kind = ProfileKind.UPPER
-    #: answered by the RDP accountant only (no PLD, no closed-form profile)
-    rdp_only: ClassVar[bool] = True
+    #: no privacy profile of its own: answered by the accountants (RDP, and the PLD engine's
+    #: labelled mixture, :mod:`certdp.analyses.accountants.mixture_law`), upper bounds only
+    accountant_only: ClassVar[bool] = True
 
     def check(self) -> None:
         if not 0 < self.noise <= PARAMETER_RANGE[1]:
@@ -128,5 +131,5 @@ class TruncatedSubsample(CatalogMechanism):
                          "(an upper bound), e.g. certdp account --mechanism ...")
 
     def delta_point_ball(self, eps: arb) -> arb:
-        raise InputError("truncated_subsample is answered through the RDP accountant only "
+        raise InputError("truncated_subsample is answered through the accountants only "
                          "(certdp account / certdp.epsilon); it has no privacy profile of its own here")

@@ -52,8 +52,10 @@ def test_a_failing_route_is_skipped_and_all_failing_raises():
         BestUpper([])
 
 
-def test_rdp_only_parts_never_take_the_profile_pair_route():
-    m = parse_spec("truncated_subsample(noise=1, rate=1/100, batch=20, size=1000)")
-    acc, method = composition_accountant([(m, 3), (parse_spec("zcdp(rho=1/100)"), 1)])
-    assert [n.split(" ")[0] for n, _ in acc.routes] == ["RDP"]
+def test_truncated_parts_take_both_routes_and_the_pld_wins_here():
+    m = parse_spec("truncated_subsample(noise=4, rate=1/20, batch=20, size=200)")
+    acc, method = composition_accountant([(m, 10)])
+    assert [n.split(" ")[0] for n, _ in acc.routes] == ["RDP", "certified"]
+    enc = acc.epsilon(D)  # measured: RDP [0, 0.331819], PLD (labelled mixture) [0, 0.147815]
+    assert enc.lo == 0 and acc.last.startswith("certified PLD") and enc.upper_float() < 0.16
     assert isinstance(acc.delta(Fraction(1)), Enclosure)
