@@ -426,7 +426,7 @@ def _instances():
         "SampledWithReplacementDpEvent": de.SampledWithReplacementDpEvent(1000, 10, g),
         "SampledWithoutReplacementDpEvent": de.SampledWithoutReplacementDpEvent(1000, 10, g),
         "SelfComposedDpEvent": SC(g, 3), "SingleEpochTreeAggregationDpEvent": de.SingleEpochTreeAggregationDpEvent(1.0, 8),
-        "TruncatedSubsampledGaussianDpEvent": de.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 1.0),
+        "TruncatedSubsampledGaussianDpEvent": de.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 4.0),
         "UnsupportedDpEvent": de.UnsupportedDpEvent(), "ZCDpEvent": dpa.ZCDpEvent(0.5),
     }
 
