@@ -93,3 +93,24 @@ def test_single_mechanism_and_composition_routes():
     with pytest.raises(InputError):
         parse_spec(f"subsample({m.spec()}, rate=1/2)").spec() and composition_accountant(
             [(parse_spec(f"subsample({m.spec()}, rate=1/2)"), 2)])
+
+
+def test_one_step_pld_of_the_labelled_mixture_against_mpmath():
+    """The PLD route's δ(ε) of one step encloses (from above, tightly) the labelled mixture's
+    hockey stick, (1 − t)·H₁ + t·H₂ in the worse direction, H_Δ the Poisson-subsampled
+    Gaussian's closed form in Φ (tests/refs.py, at 50 digits)."""
+    import mpmath
+
+    from tests.refs import subsampled_gaussian_delta
+
+    n, q, b, s = 200, Fraction(1, 20), 20, Fraction(4)
+    t = sum((comb(n, k) * q**k * (1 - q) ** (n - k) for k in range(b, n + 1)), Fraction(0))
+    acc, _ = composition_accountant([(parse_spec(f"truncated_subsample(noise={s}, rate={q}, batch={b}, size={n})"), 1)])
+    pld = dict(acc.routes)[next(name for name, _ in acc.routes if name.startswith("certified PLD"))]
+    for eps in (Fraction(0), Fraction(1, 10), Fraction(1, 2)):
+        with mpmath.workdps(50):
+            tm = mpmath.mpf(t.numerator) / t.denominator
+            truth = max((1 - tm) * subsampled_gaussian_delta(eps, q, s, rel) + tm * subsampled_gaussian_delta(eps, q, s / 2, rel)
+                        for rel in ("add", "remove"))
+        enc = pld.delta(eps)
+        assert enc.lo == 0 and truth <= enc.upper_float() <= float(truth) * 1.02 + 1e-12, (eps, enc, truth)
