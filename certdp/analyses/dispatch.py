@@ -121,6 +121,31 @@ class _ProfileAccountant:
 
         return upper_only(eps_enclosure(self.mech, delta))
 
+class _GaussianAccountant(_ProfileAccountant):
+    """A composition of exactly Gaussian parts (trade-off G_{μ_j}) is exactly μ-GDP with
+    μ² = Σ k_j μ_j² (Dong, Roth & Su 2022 Cor 3.3): its closed-form profile δ_μ, two-sided.
+    The route for exactly Gaussian parts the φ accountant has no rational-σ pair for
+    (``tree_aggregation``: μ² = Δ²·depth/σ² need not have a rational square root)."""
+
+    two_sided = True
+
+    def __init__(self, items: list[tuple[Mechanism, int]]) -> None:
+        from certdp.mechanisms.transforms import Compose, ComposeAll  # noqa: PLC0415
+
+        parts = [m if k == 1 else Compose(m, k=k) for m, k in items]
+        super().__init__(parts[0] if len(parts) == 1 else ComposeAll(*parts))
+
+    def delta(self, eps: object) -> Enclosure:
+        from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
+
+        return delta_enclosure(self.mech, eps)
+
+    def epsilon(self, delta: object, **_: object) -> Enclosure:
+        from certdp.mechanisms.profile_values import eps_enclosure  # noqa: PLC0415
+
+        return eps_enclosure(self.mech, delta)
+
+
 def _flatten(mech: Mechanism, k: int) -> tuple[Mechanism, int]:
     """compose(M, j) with k copies is M with j·k copies; subsample(M, rate=1) is M."""
     from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
@@ -140,6 +165,8 @@ def composition_items(mech: Mechanism) -> list[tuple[Mechanism, int]] | None:
     test for the accountant route (CLI, audit and API alike)."""
     from certdp.mechanisms.transforms import Compose, ComposeAll  # noqa: PLC0415
 
+    if getattr(mech, "accountant_only", False):  # no profile of its own: a composition of one
+        return [(mech, 1)]
     if isinstance(mech, Compose) and not mech.has_closed_form:
         return [(mech.mechanism, int(mech.k))]
     if isinstance(mech, ComposeAll) and not mech.has_closed_form:
@@ -170,6 +197,11 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     if len(items) == 1 and items[0][1] == 1 and getattr(items[0][0], "name", None) == "zcdp":
         return _ProfileAccountant(items[0][0]), items[0][0].route
     mechs = [m for m, _ in items]
+    if any(getattr(m, "accountant_only", False) or getattr(m, "name", None) == "zcdp" for m in mechs):
+        from certdp.analyses.accountants.best_upper import best_upper  # noqa: PLC0415
+
+        acc = best_upper(items, pld_ok=all(supports(m) for m in mechs))  # upper bounds only
+        return acc, acc.method
     bad = [m.spec() for m in mechs if not supports(m)]
     gaussian = all(m.gdp_mu_squared() is not None for m in mechs)  # exactly Gaussian: μ² adds up
     pld: PLDAccountant | None = None
@@ -183,6 +215,8 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
         return pld, pld.method
     from certdp.analyses.accountants.phi import PhiAccountant, supports as phi_supports, to_pair  # noqa: PLC0415
 
+    if gaussian and not all(phi_supports(m) for m in mechs):
+        return _GaussianAccountant(items), "closed form (exact: Gaussian composition, μ² = Σ μ_j²)"
     if not all(phi_supports(m) for m in mechs):
         from certdp.analyses.accountants.pld import to_source  # noqa: PLC0415
 

@@ -176,6 +176,9 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
     from certdp.verifier.checker import check  # noqa: PLC0415
     from certdp.mechanisms.transforms import ComposeAll  # noqa: PLC0415
 
+    from certdp.certificates.equivalents import checker_form  # noqa: PLC0415
+
+    mech, _ = checker_form(mech)  # e.g. tree_aggregation: the claim is stated for its d-fold Gaussian
     if isinstance(mech, ComposeAll) and not mech.has_closed_form:  # heterogeneous: evidence pld_items
         return composition_certificate(mech.items(), eps=eps, delta=delta, eps_hi=eps_hi, delta_hi=delta_hi)
     spec = mech.spec()
@@ -527,6 +530,9 @@ def composition_certificate(items: list[tuple[Any, int]], *, eps: object = None,
     from certdp.verifier.checker import check  # noqa: PLC0415
     from certdp.verifier.mechs import parse  # noqa: PLC0415
 
+    from certdp.certificates.equivalents import checker_items  # noqa: PLC0415
+
+    items, _ = checker_items(items)  # e.g. tree_aggregation: stated for its d-fold Gaussian
     spec = composition_spec(items)
     refuse_uncheckable(spec)
     checker_mech = parse(spec)

@@ -127,6 +127,9 @@ class Relation(enum.Enum):
 
     ADD_OR_REMOVE_ONE = "add-or-remove-one"
     REPLACE_ONE = "replace-one"
+    #: a record replaced by a special (zero) record (Kairouz et al. 2021 Def 1.1): for every
+    #: event accepted under it, the pair of add-or-remove-one (a zero record adds nothing)
+    REPLACE_SPECIAL = "replace-special"
 
 
 def parse_relation(rel: Any) -> Relation:
@@ -139,16 +142,16 @@ def parse_relation(rel: Any) -> Relation:
             return Relation.ADD_OR_REMOVE_ONE
         if rel == _dpa.NeighboringRelation.REPLACE_ONE:
             return Relation.REPLACE_ONE
+        if rel == _dpa.NeighboringRelation.REPLACE_SPECIAL:
+            return Relation.REPLACE_SPECIAL
     raise UnsupportedEventError(f"neighbouring relation {rel} is not supported "
-                                "(certdp accounts ADD_OR_REMOVE_ONE and REPLACE_ONE)")
+                                "(certdp accounts ADD_OR_REMOVE_ONE, REPLACE_ONE and REPLACE_SPECIAL)")
 
 
 #: event classes refused under every relation, with the one-line reason
 _REFUSED = {
     "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
     "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
-    "SingleEpochTreeAggregationDpEvent": "tree aggregation (DP-FTRL) is not in its engine yet",
-    "TruncatedSubsampledGaussianDpEvent": "truncated Poisson sampling is not in its engine yet",
     "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
     "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
     "UnsupportedDpEvent": "dp_accounting's own marker for an event no accountant supports",
@@ -209,13 +212,17 @@ class _Walk:
             # dp_event.py: each value has norm <= C and noise_multiplier = s/C, so replacing one
             # value moves the sum by up to 2C: sensitivity 2 (dp_accounting's PLDAccountant for
             # the Gaussian; its RdpAccountant uses 1, optimistic by the event's own definition)
-            sens = "" if self.relation is Relation.ADD_OR_REMOVE_ONE else ", sensitivity=2"
+            sens = "" if self.relation is not Relation.REPLACE_ONE else ", sensitivity=2"
             return self._checked(f"{kind}({arg}={fraction_to_str(noise)}{sens})", event)
         if name == "DiscreteLaplaceDpEvent":
             return self._discrete_laplace(event)
+        if name == "SingleEpochTreeAggregationDpEvent":
+            return self._tree_aggregation(event)
+        if name == "TruncatedSubsampledGaussianDpEvent":
+            return self._truncated(event)
         if name in _REFUSED:
             raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+        if self.relation is Relation.REPLACE_ONE:
             raise UnsupportedEventError(
                 f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
                 "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
@@ -235,9 +242,66 @@ class _Walk:
                                         f"got {event.noise_parameter!r}, {event.sensitivity!r}")
         if a == 0:
             return _NON_PRIVATE
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
+        if self.relation is Relation.REPLACE_ONE:
             sens *= 2
         return self._checked(f"discrete_laplace(scale={fraction_to_str(1 / a)}, sensitivity={sens})", event)
+
+    def _tree_aggregation(self, event: Any) -> str | None:
+        """``tree_aggregation(noise=σ, steps=T)``, T the largest of ``step_counts`` (a record
+        sits in one leaf of one tree: depth ⌈log₂(T + 1)⌉, Kairouz et al. 2021 App. D),
+        exactly μ-GDP with μ² = Δ²·depth/σ².  dp_accounting defines the event under
+        REPLACE_SPECIAL (a record replaced by a zero record: Δ = 1); under REPLACE_ONE a
+        node moves by up to 2C (Δ = 2, the convention of the Gaussian event).  Under
+        ADD_OR_REMOVE_ONE a removed record shifts the stream, which dp_accounting leaves
+        undefined: refused.  σ = 0 is not private; no steps (all counts 0) release nothing."""
+        if self.relation is Relation.ADD_OR_REMOVE_ONE:
+            raise UnsupportedEventError(
+                "SingleEpochTreeAggregationDpEvent is defined by dp_accounting for REPLACE_SPECIAL only "
+                "(a record replaced by a zero record in its slot): use CertifiedAccountant("
+                "NeighboringRelation.REPLACE_SPECIAL) or REPLACE_ONE")
+        counts = event.step_counts
+        if isinstance(counts, (list, tuple)):
+            if not counts:
+                raise UnsupportedEventError("SingleEpochTreeAggregationDpEvent.step_counts must not be empty")
+            steps = max(_count(c, "SingleEpochTreeAggregationDpEvent.step_counts") for c in counts)
+        else:
+            steps = _count(counts, "SingleEpochTreeAggregationDpEvent.step_counts")
+        noise = _fraction(event.noise_multiplier, "SingleEpochTreeAggregationDpEvent.noise_multiplier")
+        if noise < 0:
+            raise UnsupportedEventError(f"SingleEpochTreeAggregationDpEvent needs noise_multiplier >= 0, "
+                                        f"got {event.noise_multiplier!r}")
+        if steps == 0:
+            return None
+        if noise == 0:
+            return _NON_PRIVATE
+        sens = ", sensitivity=2" if self.relation is Relation.REPLACE_ONE else ""
+        return self._checked(f"tree_aggregation(noise={fraction_to_str(noise)}, steps={steps}{sens})", event)
+
+    def _truncated(self, event: Any) -> str | None:
+        """``truncated_subsample(noise=σ, rate=q, batch=B, size=n)``: an upper bound through
+        its Rényi curve (a labelled mixture of sensitivity-1 and -2 Poisson-subsampled
+        Gaussians, weight P(Bin(n, q) >= B) on the latter; dp_accounting mixes the same two
+        PLDs with n − 1 in place of n).  Add-or-remove-one and REPLACE_SPECIAL; under
+        REPLACE_ONE both outputs are mixtures, for which certdp has no curve: refused.
+        q = 0, B = 0 or n = 0 release nothing; σ = 0 is not private."""
+        if self.relation is Relation.REPLACE_ONE:
+            raise UnsupportedEventError(
+                "TruncatedSubsampledGaussianDpEvent under REPLACE_ONE is not supported: a truncated Poisson "
+                "sample under replace-one is a mixture against a mixture, for which certdp has no curve")
+        what = "TruncatedSubsampledGaussianDpEvent"
+        n = _count(event.dataset_size, f"{what}.dataset_size")
+        b = _count(event.truncated_batch_size, f"{what}.truncated_batch_size")
+        q = _fraction(event.sampling_probability, f"{what}.sampling_probability")
+        noise = _fraction(event.noise_multiplier, f"{what}.noise_multiplier")
+        if not 0 <= q <= 1 or noise < 0:
+            raise UnsupportedEventError(f"{what} needs 0 <= sampling_probability <= 1 and noise_multiplier >= 0, "
+                                        f"got {event.sampling_probability!r}, {event.noise_multiplier!r}")
+        if q == 0 or b == 0 or n == 0:  # dp_accounting: a no-op
+            return None
+        if noise == 0:
+            return _NON_PRIVATE
+        return self._checked(f"truncated_subsample(noise={fraction_to_str(noise)}, rate={fraction_to_str(q)}, "
+                             f"batch={b}, size={n})", event)
 
     def _poisson(self, event: Any) -> str | None:
         """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
@@ -357,6 +421,13 @@ def event_to_spec(event: Any, neighboring_relation: Any = None) -> str:
     return spec if k == 1 else f"compose({spec}, k={k})"
 
 
+def _width(x: Any) -> Fraction:
+    """An exact width > 0 for ε enclosures (a float is the rational it stores)."""
+    from certdp.analyses.accountants.base import check_width  # noqa: PLC0415
+
+    return check_width(_target(x, "width"))
+
+
 def _target(x: Any, what: str) -> Fraction:
     """An exact target (δ or ε): a float is the rational it stores; no NaN / ∞ / negatives."""
     if isinstance(x, float) and not math.isfinite(x):
@@ -400,16 +471,18 @@ class CertifiedAccountant(_Base):
     ``ZCDpEvent`` is an upper bound only: its enclosures have lower end 0.
     """
 
-    def __init__(self, neighboring_relation: Any = None) -> None:
+    def __init__(self, neighboring_relation: Any = None, *, width: Any = None) -> None:
         if _dpa is None:  # pragma: no cover
             raise InputError("CertifiedAccountant needs dp_accounting: pip install 'certdp[interop]' "
                              "(event_to_spec / event_to_specs work without it)")
         rel = neighboring_relation or _dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
         self.relation = parse_relation(rel)  # REPLACE_ONE: see _Walk
+        #: the width ε enclosures are refined to (None: the CLI's default width, ``default_width``)
+        self.width = None if width is None else _width(width)
         super().__init__(rel)
         self.items: list[tuple[str, int]] = []
         self.non_private = False
-        self._acc: Any = None  # the composition accountant of self.items (it caches its own work)
+        self._answers: dict[tuple, Any] = {}  # the last refined answer (get_epsilon after epsilon_enclosure)
 
     @staticmethod
     def _route(items: list[tuple[str, int]]) -> Any:
@@ -431,7 +504,7 @@ class CertifiedAccountant(_Base):
             self.non_private = self.non_private or w.non_private
             new = [(s, k) for s, k in merged if k]
             if new != self.items:
-                self.items, self._acc = new, None
+                self.items, self._answers = new, {}
         return None
 
     def compose(self, event: Any, count: int = 1) -> "CertifiedAccountant":
@@ -445,13 +518,17 @@ class CertifiedAccountant(_Base):
                 raise
             raise UnsupportedEventError(str(err)) from None
 
-    def _accountant(self) -> Any:
-        if self._acc is None:
-            self._acc = self._route(self.items)
-        return self._acc
+    def _mechanisms(self) -> list[tuple[Any, int]]:
+        from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
-    def epsilon_enclosure(self, target_delta: Any) -> Any:
-        """Certified enclosure of ε(δ) = min{ε >= 0 : δ(ε) <= target_delta}, 0 < target_delta < 1."""
+        return [(parse_spec(s), k) for s, k in self.items]
+
+    def epsilon_enclosure(self, target_delta: Any, width: Any = None) -> Any:
+        """Certified enclosure of ε(δ) = min{ε >= 0 : δ(ε) <= target_delta}, 0 < target_delta < 1,
+        refined as ``certdp account --delta`` refines it: to ``width`` (an exact number, e.g.
+        ``"1e-4"``), else the accountant's ``width``, else the CLI's default width (at most 1 %
+        of ε and at most max(0.02, 0.1 % of ε)).  Upper-bound-only routes (zCDP) cannot narrow."""
+        from certdp.analyses.dispatch import narrowed_epsilon  # noqa: PLC0415
         from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
 
         d = _target(target_delta, "target_delta")
@@ -461,10 +538,16 @@ class CertifiedAccountant(_Base):
             raise InputError("target_delta must be > 0 (certdp does not compute ε at δ = 0)")
         if not self.items or d >= 1:
             return Enclosure.exact(0)
-        return self._accountant().epsilon(d)
+        w = self.width if width is None else _width(width)
+        key = ("eps", d, w, tuple(self.items))
+        if key not in self._answers:
+            self._answers = {key: narrowed_epsilon(self._mechanisms(), d, w)[0]}  # the last answer only
+        return self._answers[key]
 
     def delta_enclosure(self, target_epsilon: Any) -> Any:
-        """Certified enclosure of δ(ε) at ``target_epsilon`` >= 0."""
+        """Certified enclosure of δ(ε) at ``target_epsilon`` >= 0, refined as ``certdp account
+        --eps`` refines it (the PLD grid halved while wider than 1 % of its upper end)."""
+        from certdp.analyses.dispatch import narrowed_delta  # noqa: PLC0415
         from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
 
         e = _target(target_epsilon, "target_epsilon")
@@ -472,7 +555,10 @@ class CertifiedAccountant(_Base):
             return Enclosure.exact(1)
         if not self.items:
             return Enclosure.exact(0)
-        return self._accountant().delta(e)
+        key = ("delta", e, None, tuple(self.items))
+        if key not in self._answers:
+            self._answers = {key: narrowed_delta(self._mechanisms(), e)[0]}
+        return self._answers[key]
 
     def get_epsilon(self, target_delta: float) -> float:
         """A certified upper bound on ε at ``target_delta`` (a float, rounded up)."""

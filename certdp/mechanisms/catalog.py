@@ -15,6 +15,8 @@ from certdp.mechanisms.basic import (
     RandomizedResponseK,
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
+from certdp.mechanisms.tree import TreeAggregation
+from certdp.mechanisms.truncated import TruncatedSubsample
 from certdp.mechanisms.user import Profile
 from certdp.mechanisms.zcdp import ZCDP
 
@@ -38,6 +40,8 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         DiscreteGaussian,
         RandomizedResponseK,
         ZCDP,
+        TreeAggregation,
+        TruncatedSubsample,
         "tradeoff",
         "sgd",
         "icea",

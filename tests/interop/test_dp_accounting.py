@@ -154,5 +154,5 @@ def test_swap_in_interface():
     for bad in (-1.0, float("inf")):
         with pytest.raises(InputError):
             acc.get_delta(bad)
-    with pytest.raises(UnsupportedEventError):
-        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL)
+    with pytest.raises(UnsupportedEventError):  # REPLACE_SPECIAL is accepted, randomized response not under it
+        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL).compose(dpa.RandomizedResponseDpEvent(0.5, 2))

@@ -98,10 +98,11 @@ def test_one_poisson_sampled_laplace_step_against_mpmath(scale, rate, eps):
 
 
 #: (event, bound on the relative width of the ε(1e-5) and of the δ(1) enclosure at the accountant's
-#: default grid — measured this session: 0.11 % / 0.8 %, 0.54 % / 6.0 %, 0.08 % / 0.6 %)
+#: default width, the CLI's: at most 1 % of δ and at most max(0.02, 0.1 % of ε) for ε — measured
+#: 0.11 % / 0.8 %, 0.54 % / 0.7 % (6 % before the δ answers were refined), 0.08 % / 0.6 %)
 LAPLACE_EVENTS = {
     "100 x P(0.1, L(2))": (SC(P(0.1, L(2.0)), 100), 2e-3, 1e-2),
-    "1000 x P(0.01, L(1))": (SC(P(0.01, L(1.0)), 1000), 1e-2, 8e-2),
+    "1000 x P(0.01, L(1))": (SC(P(0.01, L(1.0)), 1000), 1e-2, 1e-2),
     "P(0.1, L(2)) + P(0.01, G(1)) + L(3)": (C([SC(P(0.1, L(2.0)), 50), SC(P(0.01, G(1.0)), 100), L(3.0)]),
                                             2e-3, 1e-2),
 }
@@ -114,13 +115,14 @@ def test_poisson_sampled_laplace_against_dp_accountings_pld(name):
     theirs = dpa.pld.PLDAccountant(value_discretization_interval=1e-4).compose(event)
     enc = ours.epsilon_enclosure(D)
     e_theirs = theirs.get_epsilon(1e-5)
-    # dp_accounting's (pessimistic, float) estimate inside the enclosure, up to its grid 1e-4 per
-    # composed PLD below the lower end (never observed) and float rounding above
-    assert enc.lower_float() - 1e-4 <= e_theirs <= enc.upper_float() * (1 + 1e-9), (enc, e_theirs)
-    assert ours.get_epsilon(1e-5) == enc.upper_float() >= e_theirs * (1 - 1e-9)
+    # dp_accounting's (pessimistic, float) estimate inside the enclosure or just above it (the
+    # answers are refined to the CLI's default width, which can be narrower than its grid), up to
+    # its grid 1e-4 per composed PLD below the lower end (never observed)
+    assert enc.lower_float() - 1e-4 <= e_theirs <= enc.upper_float() * (1 + 1e-3), (enc, e_theirs)
+    assert ours.get_epsilon(1e-5) == enc.upper_float()
     assert enc.width <= rel_width * enc.upper_float(), enc
     d_enc, d_theirs = ours.delta_enclosure(1), theirs.get_delta(1.0)
-    assert d_enc.lower_float() <= d_theirs <= d_enc.upper_float() * (1 + 1e-6), (d_enc, d_theirs)
+    assert d_enc.lower_float() <= d_theirs <= d_enc.upper_float() * (1 + 1e-2), (d_enc, d_theirs)
     assert d_enc.width <= delta_rel_width * d_enc.upper_float(), d_enc
 
 
@@ -252,8 +254,8 @@ def test_randomized_response_needs_replace_one():
         assert not CertifiedAccountant().supports(event)
         with pytest.raises(UnsupportedEventError, match="replace-one relation only"):
             CertifiedAccountant().compose(event)
-    with pytest.raises(UnsupportedEventError, match="REPLACE_SPECIAL"):
-        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL)
+    with pytest.raises(UnsupportedEventError, match="replace-one relation only"):
+        CertifiedAccountant(dpa.NeighboringRelation.REPLACE_SPECIAL).compose(RR(0.5, 2))
     with pytest.raises(InputError):
         event_to_specs(G(1.0), neighboring_relation="replace")
 
@@ -424,7 +426,7 @@ def _instances():
         "SampledWithReplacementDpEvent": de.SampledWithReplacementDpEvent(1000, 10, g),
         "SampledWithoutReplacementDpEvent": de.SampledWithoutReplacementDpEvent(1000, 10, g),
         "SelfComposedDpEvent": SC(g, 3), "SingleEpochTreeAggregationDpEvent": de.SingleEpochTreeAggregationDpEvent(1.0, 8),
-        "TruncatedSubsampledGaussianDpEvent": de.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 1.0),
+        "TruncatedSubsampledGaussianDpEvent": de.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 4.0),
         "UnsupportedDpEvent": de.UnsupportedDpEvent(), "ZCDpEvent": dpa.ZCDpEvent(0.5),
     }
 
@@ -433,13 +435,14 @@ def _instances():
 ACCEPTED = {
     (n, r) for n in ("ComposedDpEvent", "DiscreteLaplaceDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
                      "NoOpDpEvent", "NonPrivateDpEvent", "SelfComposedDpEvent", "ZCDpEvent") for r in ("add", "replace")
-} | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace")}
+} | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace"),
+     ("SingleEpochTreeAggregationDpEvent", "replace"), ("TruncatedSubsampledGaussianDpEvent", "add")}
 
 #: a phrase of each refusal reason, as docs/interop.md words it
 DOC_PHRASES = {
     "MixtureOfGaussiansDpEvent": "mixtures of Gaussians", "RepeatAndSelectDpEvent": "repeat-and-select",
     "SampledWithReplacementDpEvent": "with replacement", "SampledWithoutReplacementDpEvent": "sampling without",
-    "SingleEpochTreeAggregationDpEvent": "tree aggregation", "TruncatedSubsampledGaussianDpEvent": "truncated",
+    ("SingleEpochTreeAggregationDpEvent", "add"): "tree aggregation under", ("TruncatedSubsampledGaussianDpEvent", "replace"): "truncated Poisson sampling under",
     "UnsupportedDpEvent": "UnsupportedDpEvent", ("RandomizedResponseDpEvent", "add"): "randomized response under",
     ("PoissonSampledDpEvent", "replace"): "Poisson sampling under",
 }

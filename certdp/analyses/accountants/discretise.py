@@ -538,6 +538,8 @@ def law_source(mech: object) -> LawSource:
             raise InputError(f"{label}: Poisson subsampling and sampling without replacement "
                              "cannot be nested (different neighbouring relations)")
         inner = law_source(mech.mechanism)
+        if not isinstance(inner, LawSource):  # a labelled mixture (truncated_subsample): its own sampling
+            raise InputError(f"{label}: Poisson subsampling of {mech.mechanism.spec()} is not supported")
         rate = Fraction(mech.rate) * inner.rate
         return LawSource(inner.base, rate, inner.profile_of, label)
     mu2 = mech.gdp_mu_squared() if hasattr(mech, "gdp_mu_squared") else None  # type: ignore[attr-defined]
@@ -557,6 +559,10 @@ def law_source(mech: object) -> LawSource:
         return LawSource(rr_law(Fraction(mech.eps), Fraction(mech.delta)), label=label)
     if isinstance(mech, basic.PureDP):
         return LawSource(rr_law(Fraction(mech.eps)), label=label)
+    if getattr(mech, "name", None) == "truncated_subsample":  # a labelled mixture of subsampled Gaussians
+        from certdp.analyses.accountants.mixture_law import truncated_source  # noqa: PLC0415
+
+        return truncated_source(mech)  # type: ignore[return-value]
     if isinstance(mech, Compose):
         raise InputError(f"{label}: a composition inside another transform needs its own law "
                          "(compose at the top level instead)")

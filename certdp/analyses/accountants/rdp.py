@@ -18,6 +18,11 @@ D_α(P‖Q) = log E_Q[(dP/dQ)^α]/(α−1); RDP composes by adding ρ per order
   b = (1−p)/(k−1); a = max(p, b), c = min(p, b), r = (k−2)b):
   ρ(α) = log(a^α c^{1−α} + c^α a^{1−α} + r)/(α−1), exact (its finite pair).
 * ρ-zCDP (``zcdp(rho)``): ρ(α) = αρ, the guarantee itself (Bun & Steinke 2016 Def 1.1).
+* Discrete Gaussian N_Z(0, σ²), integer sensitivity Δ: ρ(α) <= αΔ²/(2σ²), an upper bound
+  (Δ²/(2σ²)-zCDP, Canonne, Kamath & Steinke 2020 Thm 4; its exact PLD is the PLD engine's).
+* Single-epoch tree aggregation (``tree_aggregation``): exactly Gaussian, ρ(α) = αμ²/2.
+* Truncated Poisson sampling (``truncated_subsample``): a labelled mixture of sampled
+  Gaussians (:mod:`certdp.analyses.accountants.rdp_truncated`).
 * Pure ε-DP (the worst case of the guarantee): randomized response with
   p = e^ε/(1+e^ε), ρ(α) = log((e^{αε} + e^{(1−α)ε})/(1+e^ε))/(α−1).  Every ε-DP
   pair is a post-processing of this pair (Kairouz, Oh & Viswanath 2015, "The
@@ -192,7 +197,7 @@ def _sgm(q: Fraction, s: Fraction) -> Callable[[Fraction], arb]:
 def _curve(mech: object) -> Callable[[Fraction], arb]:
     """ρ(α) as a ball function of an exact order α > 1, for a catalog mechanism."""
     name = getattr(mech, "name", None)
-    if name in ("gaussian", "gaussian_dp"):
+    if name in ("gaussian", "gaussian_dp", "tree_aggregation"):
         return _gaussian(Fraction(mech.gdp_mu_squared()))  # type: ignore[attr-defined]
     if name == "laplace":
         return _laplace(Fraction(mech.scale) / Fraction(mech.sensitivity))  # type: ignore[attr-defined]
@@ -205,12 +210,21 @@ def _curve(mech: object) -> Callable[[Fraction], arb]:
     if name == "zcdp":  # the guarantee itself: ρ(α) = αρ for every α > 1
         rho = Fraction(mech.rho)  # type: ignore[attr-defined]
         return lambda a: to_ball(rho) * to_ball(a)
+    if name == "discrete_gaussian":  # Δ²/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020 Thm 4): a bound
+        rho = Fraction(mech.sensitivity) ** 2 / (2 * Fraction(mech.sigma) ** 2)  # type: ignore[attr-defined]
+        return lambda a: to_ball(rho) * to_ball(a)
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian":  # type: ignore[attr-defined]
         inner = mech.mechanism  # type: ignore[attr-defined]
         return _sgm(Fraction(mech.rate), Fraction(inner.sigma) / Fraction(inner.sensitivity))  # type: ignore[attr-defined]
+    if name == "truncated_subsample":  # a labelled mixture of sampled Gaussians (its own module)
+        from certdp.analyses.accountants.rdp_truncated import truncated_curve  # noqa: PLC0415
+
+        return truncated_curve(mech, _sgm)
     spec = mech.spec() if hasattr(mech, "spec") else repr(mech)  # type: ignore[attr-defined]
-    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, laplace, randomized_response, "
-                     f"randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), not {spec}")
+    raise InputError(f"the RDP accountant handles gaussian, gaussian_dp, tree_aggregation, truncated_subsample, "
+                     f"discrete_gaussian, laplace, "
+                     f"randomized_response, randomized_response_k, pure_dp, zcdp and subsample(gaussian(...)), "
+                     f"not {spec}")
 
 
 def _guide(mech: object) -> Callable[[Fraction], float]:
@@ -223,19 +237,25 @@ def _guide(mech: object) -> Callable[[Fraction], float]:
             return lambda a: rdp_guide.sgm_rdp_float(q, s, a, QUAD_MAX_PEAK)
         half_mu2 = float(1 / s**2) / 2
         return lambda a: half_mu2 * float(a)
-    if name in ("gaussian", "gaussian_dp"):
+    if name in ("gaussian", "gaussian_dp", "tree_aggregation"):
         half_mu2 = float(Fraction(mech.gdp_mu_squared())) / 2  # type: ignore[attr-defined]
         return lambda a: half_mu2 * float(a)
+    if name == "truncated_subsample":
+        from certdp.analyses.accountants.rdp_truncated import truncated_guide  # noqa: PLC0415
+
+        return truncated_guide(mech, QUAD_MAX_PEAK)
     return rdp_guide.ball_midpoint(_curve(mech))
 
 
 def _zcdp(mech: object) -> tuple[Fraction, bool] | None:
     """(ρ, exact) with the mechanism ρ-zCDP (Bun & Steinke 2016), or None."""
     name = getattr(mech, "name", None)
-    if name in ("gaussian", "gaussian_dp"):  # Prop 1.6: exactly μ²/2
+    if name in ("gaussian", "gaussian_dp", "tree_aggregation"):  # Prop 1.6: exactly μ²/2
         return Fraction(mech.gdp_mu_squared()) / 2, True  # type: ignore[attr-defined]
     if name == "zcdp":  # the guarantee itself
         return Fraction(mech.rho), False  # type: ignore[attr-defined]
+    if name == "discrete_gaussian":  # CKS20 Thm 4: Δ²/(2σ²)-zCDP (a bound)
+        return Fraction(mech.sensitivity) ** 2 / (2 * Fraction(mech.sigma) ** 2), False  # type: ignore[attr-defined]
     if name == "pure_dp":  # Prop 1.4: ε-DP => ε²/2-zCDP (a bound)
         return Fraction(mech.eps) ** 2 / 2, False  # type: ignore[attr-defined]
     if name == "subsample" and getattr(mech.mechanism, "name", None) == "gaussian" and mech.rate == 1:  # type: ignore[attr-defined]
