@@ -14,6 +14,7 @@ from certdp.mechanisms.basic import (
     RandomizedResponse,
     RandomizedResponseK,
 )
+from certdp.mechanisms.sampling import SampleWR, SubsampleReplace, SubsetReplace
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.user import Profile
 from certdp.mechanisms.zcdp import ZCDP
@@ -30,6 +31,9 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         ApproxDP,
         Subsample,
         SubsetSample,
+        SubsampleReplace,
+        SubsetReplace,
+        SampleWR,
         Compose,
         ComposeAll,
         ClipReify,

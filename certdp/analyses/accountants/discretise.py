@@ -472,10 +472,11 @@ class LawSource:
     rate: Fraction = Fraction(1)
     profile_of: object | None = None
     label: str = ""
+    upper_only: bool = False  # a law that only dominates the mechanism (e.g. sample_wr's revealed copies)
 
     @property
     def two_sided(self) -> bool:
-        return self.profile_of is None
+        return self.profile_of is None and not self.upper_only
 
     @property
     def anchor(self) -> Fraction | None:
@@ -533,6 +534,11 @@ def law_source(mech: object) -> LawSource:
     from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
 
     label = getattr(mech, "spec", lambda: repr(mech))()
+    from certdp.analyses.accountants.sampling_laws import sampling_source  # noqa: PLC0415
+
+    sampled = sampling_source(mech, label)  # replace-one Poisson sampling, sampling with replacement
+    if sampled is not None:
+        return sampled  # type: ignore[return-value]
     if isinstance(mech, Subsample):
         if isinstance(mech.mechanism, Subsample) and type(mech.mechanism) is not type(mech):
             raise InputError(f"{label}: Poisson subsampling and sampling without replacement "
