@@ -77,6 +77,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.errors import InputError
+from certdp.interop.sampled_events import SAMPLED_EVENTS, sampled_spec
 from certdp.numerics.exact import fraction_to_str
 
 try:  # the optional extra `interop`; the converters below work without it
@@ -145,8 +146,6 @@ def parse_relation(rel: Any) -> Relation:
 
 #: event classes refused under every relation, with the one-line reason
 _REFUSED = {
-    "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
-    "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
     "SingleEpochTreeAggregationDpEvent": "tree aggregation (DP-FTRL) is not in its engine yet",
     "TruncatedSubsampledGaussianDpEvent": "truncated Poisson sampling is not in its engine yet",
     "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
@@ -213,14 +212,10 @@ class _Walk:
             return self._checked(f"{kind}({arg}={fraction_to_str(noise)}{sens})", event)
         if name == "DiscreteLaplaceDpEvent":
             return self._discrete_laplace(event)
+        if name in SAMPLED_EVENTS:  # Poisson, without and with replacement: certdp.interop.sampled_events
+            return sampled_spec(self, event)
         if name in _REFUSED:
             raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
-        if self.relation is not Relation.ADD_OR_REMOVE_ONE:
-            raise UnsupportedEventError(
-                f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
-                "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
-        if name == "PoissonSampledDpEvent":
-            return self._poisson(event)
         raise UnsupportedEventError(f"{name} is not supported by certdp (an event class it does not know)")
 
     def _discrete_laplace(self, event: Any) -> str | None:
@@ -238,30 +233,6 @@ class _Walk:
         if self.relation is not Relation.ADD_OR_REMOVE_ONE:
             sens *= 2
         return self._checked(f"discrete_laplace(scale={fraction_to_str(1 / a)}, sensitivity={sens})", event)
-
-    def _poisson(self, event: Any) -> str | None:
-        """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
-        engine holds (Gaussian, Laplace, Poisson sampling of those: the rates multiply).
-        A composition inside the sampling (one Poisson draw shared by several steps) is
-        not ``compose(subsample(...))`` and the engine has no law for it: refused."""
-        inner = event.event
-        iname = type(inner).__name__
-        rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
-        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent",
-                         "NoOpDpEvent"):
-            raise UnsupportedEventError(
-                f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling "
-                "of one Gaussian or Laplace step; a composition sampled once is not a composition of "
-                "sampled steps)")
-        inner_spec = self._step(inner)
-        if rate == 0 or inner_spec is None:  # dp_accounting: nothing is released about anyone
-            if not 0 <= rate <= 1:
-                raise UnsupportedEventError(f"PoissonSampledDpEvent.sampling_probability must lie in [0, 1], "
-                                            f"got {event.sampling_probability!r}")
-            return None
-        if inner_spec is _NON_PRIVATE:  # as dp_accounting: ε = ∞ (an upper bound, δ(ε) >= q)
-            return _NON_PRIVATE
-        return self._checked(f"subsample({inner_spec}, rate={fraction_to_str(rate)})", event)
 
     def _randomized_response(self, event: Any) -> str | None:
         """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with
