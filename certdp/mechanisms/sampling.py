@@ -286,7 +286,14 @@ class SubsetReplace(_Batched):
         return self._poisson_form.profile()
 
     def delta_point_ball(self, eps: arb) -> arb:
-        return self._poisson_form.delta_upper_at(eps).upper().union(arb(0))
+        """The bound γ δ_M(log(1 + (e^ε − 1)/γ)) (the profile kind, UPPER, says it is a bound)."""
+        return self._poisson_form.delta_ball(eps)
+
+    def delta_upper_at(self, eps: arb) -> arb:
+        return self._poisson_form.delta_upper_at(eps)
+
+    def delta_lower_at(self, eps: arb) -> arb:
+        return self._poisson_form.delta_lower_at(eps)
 
     def eps_for_delta(self, delta: Fraction, bits: int) -> Enclosure | None:
         return self._poisson_form.eps_for_delta(delta, bits)

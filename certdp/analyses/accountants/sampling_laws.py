@@ -142,8 +142,12 @@ class RevealedGaussianMixtureLaw(LossLaw):
         return out
 
     def range_f(self, tail: float) -> tuple[float, float]:
+        """The components heavier than ``tail`` (a lighter one's mass beyond the range is at most
+        its weight; a float guide: the engine puts mass beyond its grid at ±∞ soundly)."""
         lo, hi = 0.0, 0.0
-        for mu in self.mus[1:]:
+        for pk, mu in zip(self.probs[1:], self.mus[1:]):
+            if float(pk) <= tail:
+                continue
             a, b = GaussianLaw(mu * mu / 2).range_f(tail)
             lo, hi = min(lo, a), max(hi, b)
         return lo, hi
