@@ -213,7 +213,8 @@ class _Walk:
         if name == "DiscreteLaplaceDpEvent":
             return self._discrete_laplace(event)
         if name in SAMPLED_EVENTS:  # Poisson, without and with replacement: certdp.interop.sampled_events
-            return sampled_spec(self, event)
+            return sampled_spec(self, event, replace=self.relation is Relation.REPLACE_ONE, fraction=_fraction,
+                                count=_count, error=UnsupportedEventError, non_private=_NON_PRIVATE)
         if name in _REFUSED:
             raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
         raise UnsupportedEventError(f"{name} is not supported by certdp (an event class it does not know)")

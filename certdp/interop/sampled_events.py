@@ -25,7 +25,8 @@ Anything else inside a sampling event is refused with a one-line reason.
 
 from __future__ import annotations
 
-from typing import Any
+from fractions import Fraction
+from typing import Any, Callable
 
 from certdp.numerics.exact import fraction_to_str
 
@@ -45,7 +46,7 @@ def _gaussians_only(event: Any) -> bool:
     return False
 
 
-def _inner_spec(walk: Any, event: Any) -> Any:
+def _inner_spec(walk: Any, event: Any, non_private: Any) -> Any:
     """The spec of the event inside a sampling event (a step, or a composition of Gaussians as
     ``compose``/``compose_all``); ``None`` / the walk's non-private marker pass through."""
     name = type(event).__name__
@@ -53,9 +54,7 @@ def _inner_spec(walk: Any, event: Any) -> Any:
         sub = type(walk)(walk.relation)
         sub.visit(event, 1)
         if sub.non_private:
-            from certdp.interop.dp_accounting import _NON_PRIVATE  # noqa: PLC0415
-
-            return _NON_PRIVATE
+            return non_private
         parts = [f"compose({s}, k={k})" if k != 1 else s for s, k in sub.items if k]
         if not parts:
             return None
@@ -63,14 +62,15 @@ def _inner_spec(walk: Any, event: Any) -> Any:
     return walk._step(event)
 
 
-def sampled_spec(walk: Any, event: Any) -> Any:
-    """The spec of one sampling event under ``walk.relation`` (see the module table)."""
-    from certdp.interop.dp_accounting import _NON_PRIVATE, Relation, UnsupportedEventError, _count, _fraction  # noqa: PLC0415
-
+def sampled_spec(walk: Any, event: Any, *, replace: bool, fraction: Callable[[Any, str], Fraction],
+                 count: Callable[[Any, str], int], error: type[Exception], non_private: Any) -> Any:
+    """The spec of one sampling event (see the module table), for ``walk`` (the caller's event walk:
+    ``_step``, ``_checked``, ``visit``, ``items``) under replace-one when ``replace``; the caller's
+    exact converters ``fraction``/``count``, its ``error`` class and its ``non_private`` marker."""
+    _NON_PRIVATE, UnsupportedEventError, _count, _fraction = non_private, error, count, fraction
     name = type(event).__name__
     inner = event.event
     iname = type(inner).__name__
-    replace = walk.relation is Relation.REPLACE_ONE
     if name == "PoissonSampledDpEvent":
         rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
         if not 0 <= rate <= 1:
@@ -96,7 +96,7 @@ def sampled_spec(walk: Any, event: Any) -> Any:
                 f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling of one "
                 "Gaussian, Laplace, discrete Laplace or zCDP step, or of a composition of Gaussians; a composition "
                 "of other steps sampled once is not a composition of sampled steps)")
-        inner_spec = _inner_spec(walk, inner)
+        inner_spec = _inner_spec(walk, inner, _NON_PRIVATE)
         if rate == 0 or inner_spec is None:  # dp_accounting: nothing is released about anyone
             return None
         if inner_spec is _NON_PRIVATE:  # as dp_accounting: ε = ∞ (an upper bound, δ(ε) >= q)
@@ -116,7 +116,7 @@ def sampled_spec(walk: Any, event: Any) -> Any:
                                                     "RandomizedResponseDpEvent", "ZCDpEvent", "NoOpDpEvent")):
             raise UnsupportedEventError(f"sampling without replacement of {iname} is not supported (certdp bounds "
                                         "it for one step whose replace-one profile it knows)")
-        inner_spec = _inner_spec(walk, inner)
+        inner_spec = _inner_spec(walk, inner, _NON_PRIVATE)
         if b == 0 or inner_spec is None:
             return None
         if inner_spec is _NON_PRIVATE:

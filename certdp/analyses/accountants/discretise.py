@@ -536,9 +536,9 @@ def law_source(mech: object) -> LawSource:
     label = getattr(mech, "spec", lambda: repr(mech))()
     from certdp.analyses.accountants.sampling_laws import sampling_source  # noqa: PLC0415
 
-    sampled = sampling_source(mech, label)  # replace-one Poisson sampling, sampling with replacement
+    sampled = sampling_source(mech)  # replace-one Poisson sampling, sampling with replacement
     if sampled is not None:
-        return sampled  # type: ignore[return-value]
+        return LawSource(sampled[0], label=label, upper_only=sampled[1])
     if isinstance(mech, Subsample):
         if isinstance(mech.mechanism, Subsample) and type(mech.mechanism) is not type(mech):
             raise InputError(f"{label}: Poisson subsampling and sampling without replacement "

@@ -11,7 +11,7 @@
   happens there), so this law is an **upper** bound only (:func:`sampling_source`).
 
 Each law is symmetric ((P, Q) and (Q, P) have the same loss law), so the engine's add and remove
-relations coincide; :func:`sampling_source` gives the engine's source for these mechanisms
+relations coincide; :func:`sampling_source` gives the engine's law for these mechanisms
 (None for every other mechanism).
 """
 
@@ -153,23 +153,21 @@ class RevealedGaussianMixtureLaw(LossLaw):
         return lo, hi
 
 
-def sampling_source(mech: object, label: str) -> object | None:
-    """The engine's :class:`~certdp.analyses.accountants.discretise.LawSource` of a
-    ``subsample_replace`` / ``sample_wr`` mechanism (None for any other; ``subset_replace``
-    takes the generic route, the pair of its privacy profile)."""
+def sampling_source(mech: object) -> tuple[LossLaw, bool] | None:
+    """(loss law, upper only) of a ``subsample_replace`` / ``sample_wr`` mechanism, None for any
+    other (``subset_replace`` takes the generic route, the pair of its privacy profile); the
+    engine (:func:`certdp.analyses.accountants.discretise.law_source`) wraps it."""
     from certdp.mechanisms.sampling import SampleWR, SubsampleReplace  # noqa: PLC0415
-
-    if not isinstance(mech, (SubsampleReplace, SampleWR)):
-        return None
-    from certdp.analyses.accountants.discretise import LawSource  # noqa: PLC0415
 
     if isinstance(mech, SubsampleReplace):
         kind, r = mech.noise
         law: LossLaw = (GaussianReplaceLaw(r, Fraction(mech.rate)) if kind == "gaussian"
                         else LaplaceReplaceLaw(r, Fraction(mech.rate)))
-        return LawSource(law, label=label)
-    probs, rest = mech.copies()
-    return LawSource(RevealedGaussianMixtureLaw(tuple(probs), tuple(mech.mus()), rest), label=label, upper_only=True)
+        return law, False
+    if isinstance(mech, SampleWR):
+        probs, rest = mech.copies()
+        return RevealedGaussianMixtureLaw(tuple(probs), tuple(mech.mus()), rest), True
+    return None
 
 
 __all__ = ["GaussianReplaceLaw", "LaplaceReplaceLaw", "RevealedGaussianMixtureLaw", "sampling_source"]
