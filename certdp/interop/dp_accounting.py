@@ -20,9 +20,9 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
 ================================  ==============================================
 ``GaussianDpEvent(σ)``            ``gaussian(sigma=σ)``
 ``LaplaceDpEvent(b)``             ``laplace(scale=b)``
-``PoissonSampledDpEvent(q, E)``   ``subsample(M, rate=q)`` for E one Gaussian,
-                                  Laplace or Poisson-sampled step M (both
-                                  directions, add and remove, in the engine)
+``PoissonSampledDpEvent(q, E)``   ``subsample(M, rate=q)`` (both directions, add
+                                  and remove, in the engine): see
+                                  :mod:`certdp.interop.sampled_events`
 ``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
 ``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
 ``DiscreteLaplaceDpEvent(a, Δ)``  ``discrete_laplace(scale=1/a, sensitivity=Δ)``
@@ -43,6 +43,9 @@ events whose replace-one pair is mapped exactly, and their compositions:
 ``RandomizedResponseDpEvent(p, k)``, k>=3   ``randomized_response_k(p=1 − p + p/k, k=k)``
 ``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
 ``ZCDpEvent(ρ)``                            ``zcdp(rho=ρ)`` (upper bound)
+``PoissonSampledDpEvent(q, E)``             ``subsample_replace(M, rate=q)``, E Gaussian / Laplace
+``SampledWithoutReplacementDpEvent``        ``subset_replace(M, batch=b, n=n)`` (upper bound)
+``SampledWithReplacementDpEvent``           ``sample_wr(gaussian(sigma=σ), batch=b, n=n)`` (upper bound)
 ``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
 ==========================================  ====================================
 
@@ -57,11 +60,8 @@ multiplier 0 and a randomized response with noise 0 make the accountant answer
 :class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
 a one-line reason: randomized response under add-or-remove-one (dp_accounting
-leaves it undefined), Poisson sampling under replace-one (a mixture against a
-mixture: no pair in the engine), Poisson sampling of a composition (one draw
-shared by several steps has no law in the engine), of randomized response or of
-zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without replacement or with replacement,
-tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
+leaves it undefined), the sampling events :mod:`certdp.interop.sampled_events` does
+not convert (its docstring), (ξ, ρ)-zCDP with ξ > 0, tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
 repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
