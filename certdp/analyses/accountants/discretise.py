@@ -31,6 +31,7 @@ that); they have no lower discretisation.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -519,7 +520,23 @@ class LawSource:
                  max_points: int) -> Measure:
         if kind == "lower" and not self.two_sided:
             raise InputError("a pair built from an upper-bound profile has no lower discretisation")
+        if self.rate == 1 and self.base is not None and _hashable(self.base):
+            # one law serves both relations (a symmetric pair): discretised once, not per relation
+            coeffs, offset, inf = _one_step_once(self.base, h, bits, kind, tail, max_points)
+            return list(coeffs), offset, inf
         return one_step(self.law(relation, h, tail), h, bits, kind, tail, max_points)
+
+
+def _hashable(law: LossLaw) -> bool:
+    try:
+        hash(law)
+    except (TypeError, ValueError):  # flint refuses to hash a non-exact arb (an atom's mass)
+        return False
+    return True
+
+
+#: :func:`one_step` of a rate-1 law, remembered for the other relation (the same law, the same measure)
+_one_step_once = functools.lru_cache(maxsize=16)(one_step)
 
 
 def law_source(mech: object) -> LawSource:
