@@ -178,6 +178,7 @@ class SubsampleReplace(CatalogMechanism):
     (the worse of the two) is that law's."""
 
     name = "subsample_replace"
+    replace_one = True  # stated for replace-one neighbours (``subsample`` refuses to wrap it)
     description = ("Poisson sampling at rate q, replace-one neighbours: (1−q)N(0,σ²)+qN(Δ,σ²) vs "
                    "(1−q)N(0,σ²)+qN(−Δ,σ²) (gaussian, gaussian_dp; laplace alike)")
     PARAMS = (
@@ -243,6 +244,8 @@ class SubsampleReplace(CatalogMechanism):
 class _Batched(CatalogMechanism):
     """A batch of ``batch`` of the ``n`` records (the two integer parameters)."""
 
+    replace_one = True  # stated for replace-one neighbours (``subsample`` refuses to wrap it)
+
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism run on the batch"),
         Param("batch", "integer", "batch size b >= 1"),
@@ -271,6 +274,12 @@ class SubsetReplace(_Batched):
         Param("mechanism", "mechanism", "the mechanism run on the batch, stated for replace-one neighbours"),
         *_Batched.PARAMS[1:],
     )
+
+    def check(self) -> None:
+        super().check()
+        if getattr(self.mechanism, "replace_one", False):
+            raise InputError(f"subset_replace: sampling inside {self.mechanism.spec()} is not supported here "
+                             "(state the mechanism run on the batch directly)")
 
     @property
     def _poisson_form(self) -> Mechanism:

@@ -79,6 +79,9 @@ class Subsample(CatalogMechanism):
     def check(self) -> None:
         if not 0 < self.rate <= 1:
             raise InputError(f"subsample: rate must satisfy 0 < rate <= 1, got {self.rate}")
+        if getattr(self.mechanism, "replace_one", False):
+            raise InputError(f"subsample: {self.mechanism.spec()} is stated for replace-one neighbours; Poisson "
+                             "sampling under add/remove cannot wrap it (different neighbouring relations)")
 
     @property
     def own_kind(self) -> ProfileKind:

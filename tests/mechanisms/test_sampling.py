@@ -211,6 +211,13 @@ def test_sample_wr_is_above_a_concrete_pair_and_below_one_step_of_revealed_copie
     _inside(d, formula, width=1e-20)
 
 
+def test_an_upper_only_law_stays_upper_only_inside_subset():
+    from certdp.analyses.accountants.discretise import law_source
+
+    assert not law_source(parse_spec("subset(sample_wr(gaussian(sigma=1), batch=2, n=10), rate=1/2)")).two_sided
+    assert law_source(parse_spec("subset(subsample_replace(gaussian(sigma=1), rate=1/2), rate=1/2)")).two_sided
+
+
 def test_sample_wr_composes_as_an_upper_bound_of_the_revealed_pair():
     """10 steps of b = 4 draws from 1000 records, σ = 2.  Revealed copies k_i per step, the
     composition is a mixture over S = Σ k_i² of Gaussian pairs with μ = 2√S/σ (GDP composition):
@@ -253,6 +260,9 @@ def test_specs_round_trip(spec):
     ("subsample_replace(gaussian(sigma=1), rate=0)", "0 < rate <= 1"),
     ("subset_replace(gaussian(sigma=1), batch=11, n=10)", "batch <= n"),
     ("sample_wr(laplace(scale=1), batch=1, n=10)", "gaussian"),
+    ("subsample(sample_wr(gaussian(sigma=1), batch=2, n=10), rate=1/2)", "different neighbouring relations"),
+    ("subsample(subsample_replace(gaussian(sigma=1), rate=1/2), rate=1/2)", "different neighbouring relations"),
+    ("subset_replace(subset_replace(gaussian(sigma=1), batch=2, n=4), batch=4, n=8)", "directly"),
 ])
 def test_bad_specs_get_one_line_errors(spec, reason):
     with pytest.raises(InputError, match=reason):

@@ -562,7 +562,7 @@ def law_source(mech: object) -> LawSource:
                              "cannot be nested (different neighbouring relations)")
         inner = law_source(mech.mechanism)
         rate = Fraction(mech.rate) * inner.rate
-        return LawSource(inner.base, rate, inner.profile_of, label)
+        return LawSource(inner.base, rate, inner.profile_of, label, inner.upper_only)
     mu2 = mech.gdp_mu_squared() if hasattr(mech, "gdp_mu_squared") else None  # type: ignore[attr-defined]
     if mu2 is not None:
         return LawSource(GaussianLaw(Fraction(mu2) / 2), label=label)
