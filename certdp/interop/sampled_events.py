@@ -5,8 +5,9 @@ relations, sampling without replacement and with replacement under replace-one.
 ``PoissonSampledDpEvent(q, E)``, add-or-remove  ``subsample(M, rate=q)``, E a Gaussian, Laplace,
                                                 discrete Laplace, zCDP, Poisson-sampled step, or a
                                                 composition of Gaussians (one draw shared by the
-                                                steps: exactly one Gaussian, ``compose`` /
-                                                ``compose_all`` inside the sampling)
+                                                steps: exactly one Gaussian) or of discrete
+                                                Laplaces (a finite product law), ``compose`` /
+                                                ``compose_all`` inside the sampling
 ``PoissonSampledDpEvent(q, E)``, replace-one    ``subsample_replace(M, rate=q)``, E a Gaussian or a
                                                 Laplace (the pair (1−q)N(0,σ²) + qN(1,σ²) against
                                                 (1−q)N(0,σ²) + qN(−1,σ²), as dp_accounting's
@@ -34,16 +35,26 @@ from certdp.numerics.exact import fraction_to_str
 SAMPLED_EVENTS = ("PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent", "SampledWithReplacementDpEvent")
 
 
+def _steps(event: Any) -> set[str] | None:
+    """The step classes of a (self-)composition (None if it holds anything but steps)."""
+    name = type(event).__name__
+    if name == "SelfComposedDpEvent":
+        return _steps(event.event)
+    if name == "ComposedDpEvent":
+        parts = [_steps(e) for e in event.events]
+        return None if not parts or any(p is None for p in parts) else set().union(*parts)  # type: ignore[arg-type]
+    return {name}
+
+
 def _gaussians_only(event: Any) -> bool:
     """Is the event a Gaussian step or a (self-)composition of Gaussian steps only?"""
-    name = type(event).__name__
-    if name == "GaussianDpEvent":
-        return True
-    if name == "SelfComposedDpEvent":
-        return _gaussians_only(event.event)
-    if name == "ComposedDpEvent":
-        return bool(event.events) and all(_gaussians_only(e) for e in event.events)
-    return False
+    return _steps(event) == {"GaussianDpEvent"}
+
+
+def _one_law(event: Any) -> bool:
+    """A composition the engine holds inside one Poisson draw: Gaussian steps only (exactly one
+    Gaussian) or discrete Laplace steps only (a finite product law)."""
+    return _steps(event) in ({"GaussianDpEvent"}, {"DiscreteLaplaceDpEvent"})
 
 
 def _inner_spec(walk: Any, event: Any, non_private: Any) -> Any:
@@ -91,11 +102,11 @@ def sampled_spec(walk: Any, event: Any, *, replace: bool, fraction: Callable[[An
                                  event)
         allowed = ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent",
                    "NoOpDpEvent", "ZCDpEvent")
-        if iname not in allowed and not _gaussians_only(inner):
+        if iname not in allowed and not _one_law(inner):
             raise UnsupportedEventError(
                 f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling of one "
-                "Gaussian, Laplace, discrete Laplace or zCDP step, or of a composition of Gaussians; a composition "
-                "of other steps sampled once is not a composition of sampled steps)")
+                "Gaussian, Laplace, discrete Laplace or zCDP step, or of a composition of Gaussians or of discrete "
+                "Laplaces; a composition of other steps sampled once is not a composition of sampled steps)")
         inner_spec = _inner_spec(walk, inner, _NON_PRIVATE)
         if rate == 0 or inner_spec is None:  # dp_accounting: nothing is released about anyone
             return None

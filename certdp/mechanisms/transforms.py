@@ -91,7 +91,7 @@ class Subsample(CatalogMechanism):
         whose add/remove pairs are dominated by RR's pair (for binary RR: ε-DP with
         ε = log(q/(1 − q))), for which the answer is tight (GUARANTEE, not EXACT).  The
         replace-one mechanism subsampled is ``subset_replace(randomized_response(p=...), batch=b, n=N)``."""
-        if type(self) is Subsample and isinstance(self.mechanism, (RandomizedResponse, RandomizedResponseK)):
+        if type(self) is Subsample and _holds_rr(self.mechanism):
             return ProfileKind.GUARANTEE
         return ProfileKind.EXACT
 
@@ -147,6 +147,13 @@ class Subsample(CatalogMechanism):
             return lo.union(hi)
 
         return closed_form_enclosure(compute, bits, "subsample: eps(delta)")
+
+
+def _holds_rr(mech: Mechanism) -> bool:
+    """Is randomized response one of the steps of ``mech`` (itself, or inside a composition)?"""
+    if isinstance(mech, (RandomizedResponse, RandomizedResponseK)):
+        return True
+    return isinstance(mech, (Compose, ComposeAll)) and any(_holds_rr(c) for c in mech.children())
 
 
 class SubsetSample(Subsample):

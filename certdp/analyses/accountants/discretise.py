@@ -548,7 +548,7 @@ def law_source(mech: object) -> LawSource:
     a mechanism whose trade-off curve is exactly Gaussian → GaussianLaw(μ²/2);
     any other mechanism → the pair of its (upper) privacy profile."""
     from certdp.mechanisms import basic  # noqa: PLC0415
-    from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose, ComposeAll, Subsample  # noqa: PLC0415
 
     label = getattr(mech, "spec", lambda: repr(mech))()
     from certdp.analyses.accountants.sampling_laws import sampling_source  # noqa: PLC0415
@@ -580,9 +580,15 @@ def law_source(mech: object) -> LawSource:
         return LawSource(rr_law(Fraction(mech.eps), Fraction(mech.delta)), label=label)
     if isinstance(mech, basic.PureDP):
         return LawSource(rr_law(Fraction(mech.eps)), label=label)
-    if isinstance(mech, Compose):
-        raise InputError(f"{label}: a composition inside another transform needs its own law "
-                         "(compose at the top level instead)")
+    if isinstance(mech, (Compose, ComposeAll)):  # inside a transform (e.g. one Poisson draw for all steps)
+        from certdp.analyses.accountants.composed_laws import product_law  # noqa: PLC0415
+
+        parts = [(law_source(m), k) for m, k in (mech.items() if isinstance(mech, ComposeAll)
+                                                 else [(mech.mechanism, int(mech.k))])]
+        if not all(src.base is not None and src.rate == 1 and not src.upper_only for src, _ in parts):
+            raise InputError(f"{label}: a composition inside another transform needs its own law: finite or "
+                             "Gaussian steps only (compose at the top level instead)")
+        return LawSource(product_law([(src.base, k) for src, k in parts], label), label=label)  # type: ignore[misc]
     if not hasattr(mech, "delta_ball"):
         raise InputError(f"the PLD engine cannot handle {mech!r}")
     return LawSource(None, profile_of=mech, label=label)
