@@ -12,12 +12,12 @@ separate name, as ``subset`` is a separate name for sampling without replacement
   2Δ).  The other records' contributions are independent of whether the replaced record
   is sampled, so the output laws are the pair
   P = (1−q)N(0, σ²) + qN(Δ, σ²),  Q = (1−q)N(0, σ²) + qN(−Δ, σ²)
-  convolved with one common law: a post-processing of (P, Q).  Contributions ±Δ (a
-  record replaced by its opposite) are the worst case in one dimension, as in
-  dp_accounting's REPLACE adjacency (privacy_loss_mechanism, "REPLACE adjacency type";
-  Lebeda, Regehr, Kamath & Steinke 2024 use the same pair); that this stays the worst
-  case for contributions in a d-dimensional ball is **not proved here** and travels as
-  an assumption (:meth:`SubsampleReplace.own_assumptions`).  (P, Q) and (Q, P) have the
+  convolved with one common law: a post-processing of (P, Q) (proved).  That contributions
+  ±Δ (a record replaced by its opposite) are the worst case of one substitution is the
+  model of dp_accounting's REPLACE adjacency (privacy_loss_mechanism, "REPLACE adjacency
+  type"; Lebeda, Regehr, Kamath & Steinke 2024 use the same pair); it is **not proved
+  here** (neither for contributions in [−Δ, Δ] nor in a d-dimensional ball) and travels
+  as an assumption (:meth:`SubsampleReplace.own_assumptions`).  (P, Q) and (Q, P) have the
   same loss law (reflect x → −x), so one PLD serves both directions, and the answer,
   which takes the worse of the two, is that PLD.  Laplace: the same pair with Lap(·, b).
   At q = 1 this is the mechanism with sensitivity 2Δ (dp_accounting's convention).
@@ -62,8 +62,8 @@ _SMALLER_RATE = MorePrivate("smaller", "the rate-q' pair is the rate-q pair post
 
 #: the assumption :class:`SubsampleReplace` rests on (see the module docstring)
 REPLACE_WORST_CASE = ("subsample_replace: a record replaced by its opposite (contributions +Δ and −Δ) is the worst "
-                      "case of one substitution (proved in one dimension by the model of dp_accounting's REPLACE "
-                      "adjacency, not proved here for contributions in a d-dimensional ball)")
+                      "case of one substitution (the pair of dp_accounting's REPLACE adjacency; not proved here, for "
+                      "contributions in [−Δ, Δ] or in a d-dimensional ball of radius Δ)")
 
 
 def noise_ratio(mech: Mechanism) -> tuple[str, Fraction]:

@@ -114,6 +114,17 @@ def test_gaussian_replace_step_contains_mpmath(sigma, q, eps):
     _inside(d, gauss_replace_ref(sigma, q, eps), width=None)
 
 
+@settings(max_examples=8)
+@given(st.fractions(Fraction(1, 4), Fraction(4)).map(lambda x: x.limit_denominator(50)),
+       st.fractions(Fraction(1, 100), Fraction(1)).map(lambda x: x.limit_denominator(100)),
+       st.fractions(Fraction(0), Fraction(2)).map(lambda x: x.limit_denominator(20)))
+def test_laplace_replace_step_contains_mpmath(scale, q, eps):
+    with working_precision(128):
+        d = parse_spec(f"subsample_replace(laplace(scale={scale}), rate={q})").delta_ball(
+            arb(eps.numerator) / eps.denominator)
+    _inside(d, laplace_replace_ref(scale, q, eps), width=None)
+
+
 @pytest.mark.parametrize("spec, ref", [
     ("subsample_replace(gaussian(sigma=2), rate=1/10)", lambda e: gauss_replace_ref(2, Fraction(1, 10), e)),
     ("subsample_replace(laplace(scale=1), rate=1/5)", lambda e: laplace_replace_ref(1, Fraction(1, 5), e)),
