@@ -368,7 +368,8 @@ class CertifiedAccountant(_Base):
 
     ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``;
     under the latter the Gaussian and Laplace (sensitivity 2), k-bucket randomized
-    response and zCDP are accepted, see the module docstring.  A composition with a
+    response, zCDP and the sampling events (:mod:`certdp.interop.sampled_events`) are
+    accepted, see the module docstring.  A composition with a
     ``ZCDpEvent`` is an upper bound only: its enclosures have lower end 0.
     """
 
