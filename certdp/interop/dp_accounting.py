@@ -20,9 +20,9 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
 ================================  ==============================================
 ``GaussianDpEvent(σ)``            ``gaussian(sigma=σ)``
 ``LaplaceDpEvent(b)``             ``laplace(scale=b)``
-``PoissonSampledDpEvent(q, E)``   ``subsample(M, rate=q)`` for E one Gaussian,
-                                  Laplace or Poisson-sampled step M (both
-                                  directions, add and remove, in the engine)
+``PoissonSampledDpEvent(q, E)``   ``subsample(M, rate=q)`` (both directions, add
+                                  and remove, in the engine): see
+                                  :mod:`certdp.interop.sampled_events`
 ``SelfComposedDpEvent(E, k)``     ``compose(E, k=k)``
 ``ComposedDpEvent([...])``        the list of its parts (``event_to_specs``)
 ``DiscreteLaplaceDpEvent(a, Δ)``  ``discrete_laplace(scale=1/a, sensitivity=Δ)``
@@ -43,6 +43,9 @@ events whose replace-one pair is mapped exactly, and their compositions:
 ``RandomizedResponseDpEvent(p, k)``, k>=3   ``randomized_response_k(p=1 − p + p/k, k=k)``
 ``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
 ``ZCDpEvent(ρ)``                            ``zcdp(rho=ρ)`` (upper bound)
+``PoissonSampledDpEvent(q, E)``             ``subsample_replace(M, rate=q)``, E Gaussian / Laplace
+``SampledWithoutReplacementDpEvent``        ``subset_replace(M, batch=b, n=n)`` (upper bound)
+``SampledWithReplacementDpEvent``           ``sample_wr(gaussian(sigma=σ), batch=b, n=n)`` (upper bound)
 ``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
 ==========================================  ====================================
 
@@ -57,12 +60,10 @@ multiplier 0 and a randomized response with noise 0 make the accountant answer
 :class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
 a one-line reason: randomized response under add-or-remove-one (dp_accounting
-leaves it undefined), Poisson sampling under replace-one (a mixture against a
-mixture: no pair in the engine), Poisson sampling of a composition (one draw
-shared by several steps has no law in the engine), of randomized response or of
-zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without replacement or with replacement,
-tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
-repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+leaves it undefined), the sampling events :mod:`certdp.interop.sampled_events` does
+not convert (its docstring), (ξ, ρ)-zCDP with ξ > 0, tree aggregation under
+add-or-remove-one, truncated subsampled Gaussians under replace-one, mixtures of Gaussians,
+repeat-and-select and dp_accounting's ``UnsupportedDpEvent``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
@@ -77,6 +78,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.errors import InputError
+from certdp.interop.sampled_events import SAMPLED_EVENTS, sampled_spec
 from certdp.numerics.exact import fraction_to_str
 
 try:  # the optional extra `interop`; the converters below work without it
@@ -150,8 +152,6 @@ def parse_relation(rel: Any) -> Relation:
 
 #: event classes refused under every relation, with the one-line reason
 _REFUSED = {
-    "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
-    "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
     "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
     "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
     "UnsupportedDpEvent": "dp_accounting's own marker for an event no accountant supports",
@@ -220,14 +220,11 @@ class _Walk:
             return self._tree_aggregation(event)
         if name == "TruncatedSubsampledGaussianDpEvent":
             return self._truncated(event)
+        if name in SAMPLED_EVENTS:  # Poisson, without and with replacement: certdp.interop.sampled_events
+            return sampled_spec(self, event, replace=self.relation is Relation.REPLACE_ONE, fraction=_fraction,
+                                count=_count, error=UnsupportedEventError, non_private=_NON_PRIVATE)
         if name in _REFUSED:
             raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
-        if self.relation is Relation.REPLACE_ONE:
-            raise UnsupportedEventError(
-                f"{name} under REPLACE_ONE is not supported: certdp's engine has no replace-one pair for it "
-                "(a Poisson-sampled step under replace-one is a mixture against a mixture)")
-        if name == "PoissonSampledDpEvent":
-            return self._poisson(event)
         raise UnsupportedEventError(f"{name} is not supported by certdp (an event class it does not know)")
 
     def _discrete_laplace(self, event: Any) -> str | None:
@@ -302,30 +299,6 @@ class _Walk:
             return _NON_PRIVATE
         return self._checked(f"truncated_subsample(noise={fraction_to_str(noise)}, rate={fraction_to_str(q)}, "
                              f"batch={b}, size={n})", event)
-
-    def _poisson(self, event: Any) -> str | None:
-        """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the
-        engine holds (Gaussian, Laplace, Poisson sampling of those: the rates multiply).
-        A composition inside the sampling (one Poisson draw shared by several steps) is
-        not ``compose(subsample(...))`` and the engine has no law for it: refused."""
-        inner = event.event
-        iname = type(inner).__name__
-        rate = _fraction(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
-        if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent",
-                         "NoOpDpEvent"):
-            raise UnsupportedEventError(
-                f"Poisson sampling of {iname} is not supported (certdp's engine holds Poisson sampling "
-                "of one Gaussian or Laplace step; a composition sampled once is not a composition of "
-                "sampled steps)")
-        inner_spec = self._step(inner)
-        if rate == 0 or inner_spec is None:  # dp_accounting: nothing is released about anyone
-            if not 0 <= rate <= 1:
-                raise UnsupportedEventError(f"PoissonSampledDpEvent.sampling_probability must lie in [0, 1], "
-                                            f"got {event.sampling_probability!r}")
-            return None
-        if inner_spec is _NON_PRIVATE:  # as dp_accounting: ε = ∞ (an upper bound, δ(ε) >= q)
-            return _NON_PRIVATE
-        return self._checked(f"subsample({inner_spec}, rate={fraction_to_str(rate)})", event)
 
     def _randomized_response(self, event: Any) -> str | None:
         """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with
@@ -467,7 +440,8 @@ class CertifiedAccountant(_Base):
 
     ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``;
     under the latter the Gaussian and Laplace (sensitivity 2), k-bucket randomized
-    response and zCDP are accepted, see the module docstring.  A composition with a
+    response, zCDP and the sampling events (:mod:`certdp.interop.sampled_events`) are
+    accepted, see the module docstring.  A composition with a
     ``ZCDpEvent`` is an upper bound only: its enclosures have lower end 0.
     """
 

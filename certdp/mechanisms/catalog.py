@@ -14,6 +14,7 @@ from certdp.mechanisms.basic import (
     RandomizedResponse,
     RandomizedResponseK,
 )
+from certdp.mechanisms.sampling import SampleWR, SubsampleReplace, SubsetReplace
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
 from certdp.mechanisms.tree import TreeAggregation
 from certdp.mechanisms.truncated import TruncatedSubsample
@@ -42,6 +43,9 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         ZCDP,
         TreeAggregation,
         TruncatedSubsample,
+        SubsampleReplace,
+        SubsetReplace,
+        SampleWR,
         "tradeoff",
         "sgd",
         "icea",

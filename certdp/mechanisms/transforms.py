@@ -39,7 +39,7 @@ from flint import arb
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
-from certdp.mechanisms.basic import Gaussian, Laplace, _q, gdp_profile
+from certdp.mechanisms.basic import Gaussian, Laplace, RandomizedResponse, RandomizedResponseK, _q, gdp_profile
 from certdp.mechanisms.params import (
     CatalogMechanism,
     DeltaUnattainable,
@@ -79,6 +79,21 @@ class Subsample(CatalogMechanism):
     def check(self) -> None:
         if not 0 < self.rate <= 1:
             raise InputError(f"subsample: rate must satisfy 0 < rate <= 1, got {self.rate}")
+        if getattr(self.mechanism, "replace_one", False):
+            raise InputError(f"subsample: {self.mechanism.spec()} is stated for replace-one neighbours; Poisson "
+                             "sampling under add/remove cannot wrap it (different neighbouring relations)")
+
+    @property
+    def own_kind(self) -> ProfileKind:
+        """Randomized response is a replace-one pair (one record's value changes; an absent
+        record has no report), so Poisson sampling under add/remove cannot be applied to the
+        mechanism itself.  Inside ``subsample`` it stands for its **guarantee**: a mechanism
+        whose add/remove pairs are dominated by RR's pair (for binary RR: ε-DP with
+        ε = log(q/(1 − q))), for which the answer is tight (GUARANTEE, not EXACT).  The
+        replace-one mechanism subsampled is ``subset_replace(randomized_response(p=...), batch=b, n=N)``."""
+        if type(self) is Subsample and _holds_rr(self.mechanism):
+            return ProfileKind.GUARANTEE
+        return ProfileKind.EXACT
 
     def vanishes_from(self) -> Fraction | None:
         """δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ)) = 0 once log(1 + (e^ε − 1)/γ) >= T_M, in
@@ -132,6 +147,13 @@ class Subsample(CatalogMechanism):
             return lo.union(hi)
 
         return closed_form_enclosure(compute, bits, "subsample: eps(delta)")
+
+
+def _holds_rr(mech: Mechanism) -> bool:
+    """Is randomized response one of the steps of ``mech`` (itself, or inside a composition)?"""
+    if isinstance(mech, (RandomizedResponse, RandomizedResponseK)):
+        return True
+    return isinstance(mech, (Compose, ComposeAll)) and any(_holds_rr(c) for c in mech.children())
 
 
 class SubsetSample(Subsample):

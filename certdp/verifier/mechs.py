@@ -431,6 +431,8 @@ class ApproxDP(Mech):
 
 
 class Subsample(Mech):
+    own_kind = property(lambda self: GUARANTEE if isinstance(self.mechanism, RandomizedResponse) else EXACT)  # RR: its add/remove guarantee
+
     def check(self) -> None:
         if not 0 < self.rate <= 1:
             raise InputError("subsample: rate must satisfy 0 < rate <= 1")

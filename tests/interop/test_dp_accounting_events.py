@@ -144,7 +144,6 @@ def test_poisson_sampled_laplace_specs_and_nesting():
     P(0.1, C([L(1.0), G(1.0)])),
     P(0.1, RR(0.5, 2)),  # randomized response is replace-one only
     P(0.1, dpa.NonPrivateDpEvent()),
-    P(0.1, dpa.ZCDpEvent(0.5)),
     P(-0.1, L(1.0)),
     P(1.5, L(1.0)),
 ])
@@ -236,10 +235,10 @@ def test_randomized_response_edge_cases_like_dp_accounting():
     (RR(1.5, 2), "noise_parameter"),
     (RR(1.5, 3), "noise_parameter"),
     (RR(0.5, 0), "num_buckets"),
-    (P(0.1, G(1.0)), "PoissonSampledDpEvent under REPLACE_ONE"),
-    (C([RR(0.5, 2), G(1.0), P(0.1, L(1.0))]), "PoissonSampledDpEvent under REPLACE_ONE"),
+    (P(0.1, SC(G(1.0), 2)), "Poisson sampling under replace-one of SelfComposedDpEvent"),
+    (C([RR(0.5, 2), G(1.0), P(0.1, RR(0.5, 2))]), "Poisson sampling under replace-one of RandomizedResponse"),
     (G(-1.0), "sigma must be > 0"),
-    (P(0.1, RR(0.5, 4)), "PoissonSampledDpEvent under REPLACE_ONE"),
+    (P(0.1, RR(0.5, 4)), "Poisson sampling under replace-one of RandomizedResponseDpEvent"),
 ])
 def test_replace_one_accepts_only_what_is_mapped_exactly(event, reason):
     acc = CertifiedAccountant(REPLACE).compose(RR(0.5, 2))
@@ -355,7 +354,7 @@ def test_zcdp_event_is_an_upper_bound_between_the_gaussian_and_bun_steinke(rho, 
 def test_zcdp_event_edge_cases_and_mixes():
     assert event_to_specs(dpa.ZCDpEvent(0.0)) == []  # ρ = 0: nothing released
     for event, reason in ((dpa.ZCDpEvent(0.5, 0.1), "xi > 0"), (dpa.ZCDpEvent(-0.5), "rho >= 0"),
-                          (P(0.1, dpa.ZCDpEvent(0.5)), "Poisson sampling of ZCDpEvent")):
+                          (P(0.1, dpa.ZCDpEvent(0.5, 0.1)), "xi > 0")):
         assert not CertifiedAccountant().supports(event)
         with pytest.raises(UnsupportedEventError, match=reason):
             CertifiedAccountant().compose(event)
@@ -435,16 +434,17 @@ def _instances():
 ACCEPTED = {
     (n, r) for n in ("ComposedDpEvent", "DiscreteLaplaceDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
                      "NoOpDpEvent", "NonPrivateDpEvent", "SelfComposedDpEvent", "ZCDpEvent") for r in ("add", "replace")
-} | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace"),
+} | {("PoissonSampledDpEvent", "add"), ("PoissonSampledDpEvent", "replace"), ("RandomizedResponseDpEvent", "replace"),
+     ("SampledWithoutReplacementDpEvent", "replace"), ("SampledWithReplacementDpEvent", "replace"),
      ("SingleEpochTreeAggregationDpEvent", "replace"), ("TruncatedSubsampledGaussianDpEvent", "add")}
 
 #: a phrase of each refusal reason, as docs/interop.md words it
 DOC_PHRASES = {
     "MixtureOfGaussiansDpEvent": "mixtures of Gaussians", "RepeatAndSelectDpEvent": "repeat-and-select",
-    "SampledWithReplacementDpEvent": "with replacement", "SampledWithoutReplacementDpEvent": "sampling without",
+    "SampledWithReplacementDpEvent": "a fixed batch of a dataset of fixed size",
+    "SampledWithoutReplacementDpEvent": "a fixed batch of a dataset of fixed size",
     ("SingleEpochTreeAggregationDpEvent", "add"): "tree aggregation under", ("TruncatedSubsampledGaussianDpEvent", "replace"): "truncated Poisson sampling under",
     "UnsupportedDpEvent": "UnsupportedDpEvent", ("RandomizedResponseDpEvent", "add"): "randomized response under",
-    ("PoissonSampledDpEvent", "replace"): "Poisson sampling under",
 }
 
 

@@ -31,6 +31,7 @@ that); they have no lower discretisation.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -472,10 +473,11 @@ class LawSource:
     rate: Fraction = Fraction(1)
     profile_of: object | None = None
     label: str = ""
+    upper_only: bool = False  # a law that only dominates the mechanism (e.g. sample_wr's revealed copies)
 
     @property
     def two_sided(self) -> bool:
-        return self.profile_of is None
+        return self.profile_of is None and not self.upper_only
 
     @property
     def anchor(self) -> Fraction | None:
@@ -518,7 +520,23 @@ class LawSource:
                  max_points: int) -> Measure:
         if kind == "lower" and not self.two_sided:
             raise InputError("a pair built from an upper-bound profile has no lower discretisation")
+        if self.rate == 1 and self.base is not None and _hashable(self.base):
+            # one law serves both relations (a symmetric pair): discretised once, not per relation
+            coeffs, offset, inf = _one_step_once(self.base, h, bits, kind, tail, max_points)
+            return list(coeffs), offset, inf
         return one_step(self.law(relation, h, tail), h, bits, kind, tail, max_points)
+
+
+def _hashable(law: LossLaw) -> bool:
+    try:
+        hash(law)
+    except (TypeError, ValueError):  # flint refuses to hash a non-exact arb (an atom's mass)
+        return False
+    return True
+
+
+#: :func:`one_step` of a rate-1 law, remembered for the other relation (the same law, the same measure)
+_one_step_once = functools.lru_cache(maxsize=16)(one_step)
 
 
 def law_source(mech: object) -> LawSource:
@@ -530,9 +548,14 @@ def law_source(mech: object) -> LawSource:
     a mechanism whose trade-off curve is exactly Gaussian → GaussianLaw(μ²/2);
     any other mechanism → the pair of its (upper) privacy profile."""
     from certdp.mechanisms import basic  # noqa: PLC0415
-    from certdp.mechanisms.transforms import Compose, Subsample  # noqa: PLC0415
+    from certdp.mechanisms.transforms import Compose, ComposeAll, Subsample  # noqa: PLC0415
 
     label = getattr(mech, "spec", lambda: repr(mech))()
+    from certdp.analyses.accountants.sampling_laws import sampling_source  # noqa: PLC0415
+
+    sampled = sampling_source(mech)  # replace-one Poisson sampling, sampling with replacement
+    if sampled is not None:
+        return LawSource(sampled[0], label=label, upper_only=sampled[1])
     if isinstance(mech, Subsample):
         if isinstance(mech.mechanism, Subsample) and type(mech.mechanism) is not type(mech):
             raise InputError(f"{label}: Poisson subsampling and sampling without replacement "
@@ -541,7 +564,7 @@ def law_source(mech: object) -> LawSource:
         if not isinstance(inner, LawSource):  # a labelled mixture (truncated_subsample): its own sampling
             raise InputError(f"{label}: Poisson subsampling of {mech.mechanism.spec()} is not supported")
         rate = Fraction(mech.rate) * inner.rate
-        return LawSource(inner.base, rate, inner.profile_of, label)
+        return LawSource(inner.base, rate, inner.profile_of, label, inner.upper_only)
     mu2 = mech.gdp_mu_squared() if hasattr(mech, "gdp_mu_squared") else None  # type: ignore[attr-defined]
     if mu2 is not None:
         return LawSource(GaussianLaw(Fraction(mu2) / 2), label=label)
@@ -563,9 +586,15 @@ def law_source(mech: object) -> LawSource:
         from certdp.analyses.accountants.mixture_law import truncated_source  # noqa: PLC0415
 
         return truncated_source(mech)  # type: ignore[return-value]
-    if isinstance(mech, Compose):
-        raise InputError(f"{label}: a composition inside another transform needs its own law "
-                         "(compose at the top level instead)")
+    if isinstance(mech, (Compose, ComposeAll)):  # inside a transform (e.g. one Poisson draw for all steps)
+        from certdp.analyses.accountants.composed_laws import product_law  # noqa: PLC0415
+
+        parts = [(law_source(m), k) for m, k in (mech.items() if isinstance(mech, ComposeAll)
+                                                 else [(mech.mechanism, int(mech.k))])]
+        if not all(isinstance(src, LawSource) and src.base is not None and src.rate == 1 and not src.upper_only for src, _ in parts):
+            raise InputError(f"{label}: a composition inside another transform needs its own law: finite or "
+                             "Gaussian steps only (compose at the top level instead)")
+        return LawSource(product_law([(src.base, k) for src, k in parts], label), label=label)  # type: ignore[misc]
     if not hasattr(mech, "delta_ball"):
         raise InputError(f"the PLD engine cannot handle {mech!r}")
     return LawSource(None, profile_of=mech, label=label)
