@@ -585,7 +585,7 @@ def law_source(mech: object) -> LawSource:
     if getattr(mech, "name", None) == "truncated_subsample":  # a labelled mixture of subsampled Gaussians
         from certdp.analyses.accountants.mixture_law import truncated_source  # noqa: PLC0415
 
-        return truncated_source(mech)  # type: ignore[return-value]
+        return truncated_source(mech, one_step)  # type: ignore[return-value]
     if isinstance(mech, (Compose, ComposeAll)):  # inside a transform (e.g. one Poisson draw for all steps)
         from certdp.analyses.accountants.composed_laws import product_law  # noqa: PLC0415
 
