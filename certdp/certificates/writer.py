@@ -57,6 +57,23 @@ def refuse_uncheckable(spec: str, switch: bool = False) -> None:
         raise InputError(f"certificates for {spec} are not supported yet: the checker's table refuses it ({mech})")
 
 
+def _switch_evidence(spec: str) -> dict[str, Any] | None:
+    """``{"bracket": [r0, r1], "tail": T}`` of a bare sgd/icea spec's switch point
+    (the catalog's certified search), None for every other spec."""
+    from certdp.verifier.mechs import NaiveFamily, parse  # noqa: PLC0415
+
+    try:
+        if not isinstance(parse(spec, exclude=("tradeoff",)), NaiveFamily):
+            return None
+    except InputError:
+        return None
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    sp = parse_spec(spec).switch_point()
+    return {"bracket": [fraction_to_str(dyadic_to_fraction(sp.eps.lo)), fraction_to_str(dyadic_to_fraction(sp.eps.hi))],
+            "tail": str(sp.tail)}
+
+
 def checker_has_closed_form(spec: str) -> bool:
     """Does the independent checker evaluate ``spec``'s profile in closed form?  (Its
     table also knows k-fold pure-DP / randomized-response compositions, which the
@@ -84,8 +101,12 @@ def envelope(claim: dict[str, Any], mechanism: str, evidence: dict[str, Any], pr
 
 def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     """Certificate of a :class:`certdp.analyses.gdpt.Measurement`: kind ``gdp`` (zero tail)
-    or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive."""
-    refuse_uncheckable(m.spec)
+    or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive.  For
+    ``sgd(...)``/``icea(...)`` the evidence brackets the switch point of the refined
+    profile (``switch``: the checker re-proves it, :mod:`certdp.verifier.switch`)."""
+    switch = _switch_evidence(m.spec)
+    if switch is None:
+        refuse_uncheckable(m.spec)
     zero = m.tail.kind == "zero"
     claim: dict[str, Any] = {
         "kind": "gdp" if zero else "gdp_head",
@@ -98,12 +119,22 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     else:
         evidence["tail"] = {"kind": "residual"}
         claim["residual"] = decimal_string(m.residual.hi, CLAIM_DIGITS, "up")
+    if switch is not None:
+        evidence["switch"] = switch
     if m.witness_eps is not None and m.mu.lo > 0 and m.profile_kind.bounds_from_below:
         claim["mu_lower"] = decimal_string(m.mu.lo, CLAIM_DIGITS, "down")
         evidence["witness"] = {"eps": number(m.witness_eps)}
     if m.assumptions:
         claim["assumptions"] = list(m.assumptions)
-    return envelope(claim, m.spec, evidence)
+    doc = envelope(claim, m.spec, evidence)
+    if switch is not None:  # the refined profile: the checker's bounds differ from the catalog's search
+        from certdp.verifier.checker import check  # noqa: PLC0415
+
+        result = check(doc)
+        if not result.valid:
+            raise InputError(f"the independent checker rejects the certificate of {m.spec} "
+                             f"({result.failed_step}); no certificate written")
+    return doc
 
 
 def not_gdp_document(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -126,7 +126,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
                      start: int) -> str | None:
     if q in SWITCH:
-        from certdp.verifier.check_optimum import check_switch  # noqa: PLC0415  (sympy)
+        from certdp.verifier.switch import check_switch  # noqa: PLC0415
 
         return check_switch(doc, q, lo, hi, start)
     if q in REFINED:

@@ -38,9 +38,11 @@ from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.numerics.cells import second_order_holds
 from certdp.verifier.facts import assumptions_of, known_facts_step, parse_mechanism
 from certdp.verifier.slopes import ball_functions
+from certdp.verifier.switch import Refined, refined_mechanism
 from certdp.verifier.schema import (
     GDP_KINDS,
     MalformedCertificate,
+    number_string,
     validate_gdp,
     validate_top,
 )
@@ -177,7 +179,7 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
             if y <= _dmu(mu, b, p):  # first order: upper(δ_A(a)) <= lower(δ_μ(b))
                 return True
             if fns is None:
-                fns = _functions_for_spec(doc["mechanism"]) or False
+                fns = (mech.functions() if isinstance(mech, Refined) else _functions_for_spec(doc["mechanism"])) or False
             if not fns:
                 return False
             P, dP = fns
@@ -217,6 +219,12 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
             prec,
             f"witness: delta_A({ev['witness']['eps']}) >= delta_mu({claim['mu_lower']}) does not hold",
         )
+
+
+def _reach(doc: Mapping[str, Any]) -> Fraction:
+    """The largest ε a GDP claim evaluates its profile at (eps_max, the witness)."""
+    pts = [doc["claim"].get("eps_max", "0"), doc["evidence"].get("witness", {}).get("eps", "0")]
+    return max(_num(number_string(t, "claim.eps_max / evidence.witness.eps"), "eps") for t in pts)
 
 
 def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -271,9 +279,13 @@ def _check_document(doc: Any) -> CheckResult:
     kind = doc["claim"]["kind"]
     if kind in GDP_KINDS:
         validate_gdp(doc)
-        mech = parse_mechanism(doc)
+        mech = refined_mechanism(doc, parse_mechanism(doc, naive_ok=True))
         summary = claim_summary(doc)
         try:
+            if isinstance(mech, Refined):
+                step = mech.prove(doc["precision"], _reach(doc))
+                if step is not None:
+                    raise StepFailed(f"switch point: {step}")
             _check_gdp(doc, mech)
         except StepFailed as err:
             return CheckResult(False, summary, str(err))

@@ -665,6 +665,20 @@ class NaiveFamily(Mech):
             raise InputError(f"{self.name}: parameters must be positive, got "
                              + ", ".join(f"{k}={v}" for k, v in self.params.items()))
 
+    def naive_ball(self, x: arb) -> arb:
+        """δ̂ over the ball ``x`` (sympy-free; not finite where ICEA's pole at 0 is in ``x``)."""
+        if self.name == "sgd":
+            c = to_ball(self.params["sigma"] / self.params["A"])
+            return to_ball(self.params["B"]) * (-((c * x) ** 2)).exp()
+        return to_ball(self.params["n"]) * (-to_ball(self.params["m"]) / 10).exp() / x
+
+    def dnaive_ball(self, x: arb) -> arb:
+        """δ̂' over the ball ``x``: −2c²x δ̂(x) (sgd, c = σ/A), −K/x² (icea, K = n e^{−m/10})."""
+        if self.name == "sgd":
+            c = to_ball(self.params["sigma"] / self.params["A"])
+            return -2 * c * c * x * self.naive_ball(x)
+        return -to_ball(self.params["n"]) * (-to_ball(self.params["m"]) / 10).exp() / (x * x)
+
     def naive(self) -> sympy.Expr:
         """δ̂(ε) in :data:`EPS` (exact rationals)."""
         sympy, EPS = _symbolic()
