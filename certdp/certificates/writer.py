@@ -139,11 +139,13 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
 
 def not_gdp_document(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of "not μ-GDP" from a witness ε with δ_A(ε) > δ_μ(ε)."""
-    refuse_uncheckable(spec)
+    switch = _switch_evidence(spec)
+    if switch is None:
+        refuse_uncheckable(spec)
     claim: dict[str, Any] = {"kind": "not_gdp", "mu": number(mu)}
     if assumptions:
         claim["assumptions"] = list(assumptions)
-    return envelope(claim, spec, {"witness": {"eps": number(eps)}})
+    return envelope(claim, spec, {"witness": {"eps": number(eps)}, **({"switch": switch} if switch else {})})
 
 
 def write(doc: dict[str, Any], path: str) -> None:
