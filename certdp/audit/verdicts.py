@@ -286,6 +286,9 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
         try:  # only what the checker accepts: the writer refuses the rest with the reason
             if q in CERTIFIABLE_VALUES:
                 cert = _value_certificate(claim, enc, verdict, assumptions)
+            elif q == "mu":
+                raise InputError("the checker has no value certificate for quantity 'mu' yet "
+                                 "(a kind = \"gdp\" claim with mu = the printed number is certified)")
             else:
                 cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
         except InputError as err:
