@@ -43,9 +43,13 @@ def refuse_uncheckable(spec: str, switch: bool = False) -> None:
     from certdp.mechanisms.spec import tokenize  # noqa: PLC0415
 
     bad = sorted({t.text for t in tokenize(spec) if t.kind == "name"} & set(NOT_CHECKABLE))
+    if "tradeoff" in bad:
+        raise InputError("certificates for tradeoff(...) are not supported: its naive profile needs symbolic "
+                         "solving of the σ-formula, which the independent checker does not do")
     if bad and not switch:
-        raise InputError(f"certificates for {', '.join(bad)}(...) are not supported yet: the independent "
-                         "checker does not run the search their refined profile needs")
+        raise InputError(f"certificates for {', '.join(bad)}(...) are not supported for this claim: the checker "
+                         "certifies sgd(...) and icea(...) alone, in a GDP measurement (their refined profile, "
+                         "from the switch point it re-proves) or a switch-point value")
     try:
         mech: Any = parse(spec, exclude=() if switch else NOT_CHECKABLE)
     except InputError as err:
