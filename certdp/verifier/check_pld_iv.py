@@ -24,6 +24,7 @@ from mpmath import iv
 from certdp.verifier.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
 from certdp.errors import PrecisionError, check_budget
 from certdp.numerics import iv as kernel
+from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair
 
 
 def _x_of_loss(pair: _Pair, w: Any) -> Any:
@@ -66,13 +67,19 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
         x = _x_of_loss(pair, (lo + j) * hb)
         ends.append(x if x is not None else ("below" if pair.sign > 0 else "above"))
     cache: dict[tuple[int, int, bool], Any] = {}
+    table = PhiTable(iv.prec + 32)
 
     def phi(j: int, c: int, upper: bool) -> Any:
-        """Φ((x_j − c)/σ), or its upper tail Φ(−(x_j − c)/σ)."""
+        """Φ((x_j − c)/σ), or its upper tail Φ(−(x_j − c)/σ): the fixed-point Taylor table
+        (:mod:`certdp.verifier.phi_fixed`), or the rigorous erfc where it does not apply."""
         key = (j, c, upper)
         if key not in cache:
             zz = (ends[j] - c) / s
-            cache[key] = kernel.ncdf(-zz if upper else zz)
+            zz = -zz if upper else zz
+            try:
+                cache[key] = to_iv(table.phi_cdf(to_pair(zz, table.p)), table.p)
+            except PrecisionError:
+                cache[key] = kernel.ncdf(zz)
         return cache[key]
 
     def mass(comps: tuple, a: int | None, b: int | None) -> Any:
