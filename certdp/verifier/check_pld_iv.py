@@ -24,7 +24,7 @@ from mpmath import iv
 from certdp.verifier.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
 from certdp.errors import PrecisionError, check_budget
 from certdp.numerics import iv as kernel
-from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair
+from certdp.verifier.phi_fixed import Pair, PhiTable, _scale, to_iv, to_pair
 
 
 def _x_of_loss(pair: _Pair, w: Any) -> Any:
@@ -66,36 +66,51 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
             check_budget("re-deriving the one-step PLD in intervals", j, n)
         x = _x_of_loss(pair, (lo + j) * hb)
         ends.append(x if x is not None else ("below" if pair.sign > 0 else "above"))
-    cache: dict[tuple[int, int, bool], Any] = {}
+    weights = {w: Fraction(w) for w, _ in (*pair.p, *pair.qq)}
     table = PhiTable(iv.prec + 32)
+    bits_p, one = table.p, table.one
+    zs: dict[tuple[int, int], Any] = {}
+    cache: dict[tuple[int, int, bool], Pair] = {}
 
-    def phi(j: int, c: int, upper: bool) -> Any:
-        """Φ((x_j − c)/σ), or its upper tail Φ(−(x_j − c)/σ): the fixed-point Taylor table
-        (:mod:`certdp.verifier.phi_fixed`), or the rigorous erfc where it does not apply."""
+    def zpair(j: int, c: int) -> Pair:
+        """(x_j − c)/σ in fixed point."""
+        key = (j, c)
+        if key not in zs:
+            zs[key] = to_pair((ends[j] - c) / s, bits_p)
+        return zs[key]
+
+    def phi(j: int, c: int, upper: bool) -> Pair:
+        """Φ((x_j − c)/σ), or its upper tail Φ(−(x_j − c)/σ), in fixed point: the Taylor
+        table (:mod:`certdp.verifier.phi_fixed`), or the rigorous erfc where it does not apply."""
         key = (j, c, upper)
         if key not in cache:
-            zz = (ends[j] - c) / s
-            zz = -zz if upper else zz
+            z = zpair(j, c)
+            z = (-z[1], -z[0]) if upper else z
             try:
-                cache[key] = to_iv(table.phi_cdf(to_pair(zz, table.p)), table.p)
+                cache[key] = table.phi_cdf(z)
             except PrecisionError:
-                cache[key] = kernel.ncdf(zz)
+                cache[key] = to_pair(kernel.ncdf(to_iv(z, bits_p)), bits_p)
         return cache[key]
 
     def mass(comps: tuple, a: int | None, b: int | None) -> Any:
-        """Mixture mass between ends a and b (None: −∞ / +∞)."""
-        total = iv.mpf(0)
+        """Mixture mass between ends a and b (None: −∞ / +∞), as an interval."""
+        lo = hi = 0
         for w, c in comps:
-            za = None if a is None else (ends[a] - c) / s
-            zb = None if b is None else (ends[b] - c) / s
-            if za is not None and za.a > 0:
-                v = phi(a, c, True) - (0 if b is None else phi(b, c, True))
-            elif zb is not None and zb.b < 0:
-                v = phi(b, c, False) - (0 if a is None else phi(a, c, False))
+            za = None if a is None else zpair(a, c)
+            zb = None if b is None else zpair(b, c)
+            if za is not None and za[0] > 0:
+                x, y = phi(a, c, True), (0, 0) if b is None else phi(b, c, True)
+                v = (x[0] - y[1], x[1] - y[0])
+            elif zb is not None and zb[1] < 0:
+                x, y = phi(b, c, False), (0, 0) if a is None else phi(a, c, False)
+                v = (x[0] - y[1], x[1] - y[0])
             else:
-                v = 1 - (0 if a is None else phi(a, c, False)) - (0 if b is None else phi(b, c, True))
-            total += kernel.point(Fraction(w)) * v
-        return total
+                x = (0, 0) if a is None else phi(a, c, False)
+                y = (0, 0) if b is None else phi(b, c, True)
+                v = (one - x[1] - y[1], one - x[0] - y[0])
+            v = _scale((max(v[0], 0), v[1]), weights[w])
+            lo, hi = lo + v[0], hi + v[1]
+        return to_iv((lo, hi), bits_p)
 
     def idx(j: int) -> int | None:
         return None if isinstance(ends[j], str) else j
