@@ -142,7 +142,19 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 break  # not borderline: finer intervals would not prove it
         return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
-    if (set(PLD_EVIDENCE) - {"pld"}) & set(doc["evidence"]):  # every PLD evidence but DP-SGD's
+    if "pld_lower" in doc["evidence"]:  # DP-SGD refuted: the dominated one-step PLD in intervals
+        from certdp.verifier.check_pld_iv import delta_lower  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = delta_lower(mech, eps, doc["evidence"]["pld_lower"], prec)
+            except PrecisionError:
+                continue
+            if y > kernel.point(delta).b:
+                return True, None
+        return False, (f"the lower PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
+    if (set(PLD_EVIDENCE) - {"pld", "pld_lower"}) & set(doc["evidence"]):  # the other PLD evidence kinds
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")
@@ -246,6 +258,13 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         e, d = kernel.point(at["eps"]), kernel.point(at["delta"])
         ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e), d), prec, "delta_lo <= delta")) \
             and _decide(lambda: _le(d, kernel.delta_mu(kernel.point(hi), e)), prec, "delta <= delta_hi")
+    elif doc["evidence"]:  # an accountant's answer: each end as the dp / not_dp certificate it amounts to
+        from certdp.verifier.check_value import check_ends  # noqa: PLC0415
+
+        step = check_ends(doc, q, at, lo, hi, dp_check=_dp)
+        if step is not None:
+            return False, step
+        ok = True
     else:
         mech = parse_mechanism(doc)
         step = known_facts_step(doc, mech)

@@ -95,3 +95,19 @@ def test_evidence_shape(eps_confirmed):
     doc = copy.deepcopy(eps_confirmed[1])
     doc["mechanism"] = "dpsgd(noise=1.5, rate=1/100, steps=10)"  # less noise: larger ε
     assert not check(doc).valid
+
+
+def test_mpmath_kernel_agrees(eps_confirmed, delta_refuted):
+    """The second kernel re-derives both ends (the upper PLD and the dominated lower PLD in
+    mpmath intervals) and rejects the same false ends."""
+    from certdp.verifier.check_iv import check as check_iv
+
+    for doc in (eps_confirmed[1], delta_refuted[1]):
+        assert check_iv(doc) == (True, None)
+    bad = copy.deepcopy(eps_confirmed[1])
+    bad["claim"]["lo"] = "0.06563"
+    bad["claim"]["hi"] = "0.066"
+    assert not check_iv(bad)[0] and not _valid(bad)
+    bad = copy.deepcopy(eps_confirmed[1])
+    bad["claim"]["hi"] = "0.0654"
+    assert not check_iv(bad)[0]

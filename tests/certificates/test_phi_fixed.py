@@ -22,7 +22,7 @@ _mp = pytest.fixture(autouse=True, scope="module")(mp_digits(180))
 def test_encloses_phi(p):
     t = PhiTable(p)
     rng = random.Random(p)
-    for _ in range(150):
+    for _ in range(60):
         x = rng.uniform(-45, 45) if rng.random() < 0.2 else rng.uniform(-12, 12)
         w = rng.choice([0, 1, 1 << 20])
         z = (int(mpmath.floor(mpmath.mpf(x) * 2**p)), 0)
