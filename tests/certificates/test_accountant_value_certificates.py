@@ -109,5 +109,5 @@ def test_mpmath_kernel_agrees(eps_confirmed, delta_refuted):
     bad["claim"]["hi"] = "0.066"
     assert not check_iv(bad)[0] and not _valid(bad)
     bad = copy.deepcopy(eps_confirmed[1])
-    bad["claim"]["hi"] = "0.0654"
-    assert not check_iv(bad)[0]
+    bad["claim"]["lo"], bad["claim"]["hi"] = "0.065", "0.0654"
+    assert not check_iv(bad)[0] and not _valid(bad)
