@@ -109,7 +109,9 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _dp(doc)
         if kind == "value":
             return _value(doc)
-        if kind in ("gdp_except", "not_gdp_except"):
+        if kind == "not_gdp_except":
+            return _not_gdp_except(doc)
+        if kind == "gdp_except":
             return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
             from certdp.verifier.check_prdp import check as check_prdp  # noqa: PLC0415
@@ -284,3 +286,54 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     if not ok:
         return False, "the enclosure is not proved by the mpmath kernel"
     return check_verdict(c, lo, hi)
+
+
+def _cancellation_bits(mu: float, eps: float) -> int:
+    """Extra bits for δ_μ(ε) = Φ(a) − e^ε Φ(a − μ) in intervals (a = −ε/μ + μ/2): the
+    cancellation log2(1 + ε/μ²), Φ's sensitivity at |a|, e^ε's at ε (a guess: re-checked)."""
+    import math  # noqa: PLC0415
+
+    a = eps / mu + mu / 2
+    return 16 + int(math.log2(1 + eps / (mu * mu)) + 2 * math.log2(1 + a) + math.log2(1 + eps))
+
+
+def _not_gdp_except(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """:mod:`check_refute` in intervals: the witness δ_M(ε*) > δ_μ(ε*) + η, δ_M(ε*) bounded
+    from below by q^T δ_{√T/s}(ε* + T log(1/q)) (all sampled) or the dominated PLDs."""
+    import math  # noqa: PLC0415
+
+    from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415  (structure only)
+    from certdp.verifier.check_refute import validate  # noqa: PLC0415  (structure only)
+
+    mech, mu, eta, e = validate(doc)
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        return False, step
+    ev = doc["evidence"]
+    s, q, count = subsampled_gaussians(mech)
+    arg_f = float(e) + count * -math.log(float(q)) if q < 1 else float(e)
+    extra = _cancellation_bits(float(mu), float(e))
+    if "bound" in ev:
+        extra += _cancellation_bits(math.sqrt(count) / float(s), arg_f)
+    for prec in (doc["precision"] + extra, 2 * (doc["precision"] + extra)):
+        old = iv.prec
+        iv.prec = prec
+        try:
+            if "bound" in ev:
+                qb = kernel.point(q)
+                low = iv.exp(count * iv.log(qb)) * kernel.delta_mu(iv.sqrt(count) / kernel.point(s),
+                                                                     kernel.point(e) - count * iv.log(qb))
+                low = low.a
+            else:
+                from certdp.verifier.check_pld_iv import delta_lower  # noqa: PLC0415
+
+                low = delta_lower(mech, e, ev["pld_lower"], doc["precision"])
+            up = (_dmu(mu, e) + kernel.point(eta)).b
+            if low > up:
+                return True, None
+        except PrecisionError:
+            continue
+        finally:
+            iv.prec = old
+    return False, (f"witness: a lower bound of delta_M({ev['witness']['eps']}) > delta_mu({doc['claim']['mu']}) "
+                   f"+ {doc['claim']['residual']} does not hold")
