@@ -76,6 +76,16 @@ def _profile(mech: Any) -> Callable[[Fraction], Any]:
     return lambda e: f(kernel.point(e))
 
 
+def _point_at(q: Fraction, prec: int) -> Any:
+    """The interval of an exact rational at ``prec`` bits (not mpmath's default 53)."""
+    old = iv.prec
+    iv.prec = prec
+    try:
+        return kernel.point(q)
+    finally:
+        iv.prec = old
+
+
 def _le(x: Any, y: Any) -> bool | None:
     """Certain x <= y (True), certain x > y (False), else None."""
     if x.b <= y.a:
@@ -137,7 +147,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 y = delta_upper(mech, eps, doc["evidence"]["pld"], prec)
             except PrecisionError:
                 continue
-            d = kernel.point(delta).a
+            d = _point_at(delta, prec).a
             if y <= d:
                 return True, None
             if y > d * (1 + mpmath.mpf(2) ** -20):
@@ -152,7 +162,7 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 y = delta_lower(mech, eps, doc["evidence"]["pld_lower"], prec)
             except PrecisionError:
                 continue
-            if y > kernel.point(delta).b:
+            if y > _point_at(delta, prec).b:
                 return True, None
         return False, (f"the lower PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
@@ -256,10 +266,16 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     prec = doc["precision"]
     if lo < 0:
         return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"
-    if q == "mu_gdp":
-        e, d = kernel.point(at["eps"]), kernel.point(at["delta"])
-        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e), d), prec, "delta_lo <= delta")) \
-            and _decide(lambda: _le(d, kernel.delta_mu(kernel.point(hi), e)), prec, "delta <= delta_hi")
+    if q == "mu_gdp":  # every interval made inside the decision loop, at its precision
+        def e() -> Any:
+            return kernel.point(at["eps"])
+
+        def d() -> Any:
+            return kernel.point(at["delta"])
+
+        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e()), d()), prec,
+                                 "delta_lo <= delta")) \
+            and _decide(lambda: _le(d(), kernel.delta_mu(kernel.point(hi), e())), prec, "delta <= delta_hi")
     elif doc["evidence"]:  # an accountant's answer: each end as the dp / not_dp certificate it amounts to
         from certdp.verifier.check_value import check_ends  # noqa: PLC0415
 
@@ -280,9 +296,11 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
             ok = _decide(lambda: _le(y(), kernel.point(hi)), prec, "delta <= hi") and \
                 (lo <= 0 or _decide(lambda: _le(kernel.point(lo), y()), prec, "lo <= delta"))
         else:
-            d = kernel.point(at["delta"])
-            ok = _decide(lambda: _le(prof(hi), d), prec, "delta_M(hi) <= delta") and \
-                (lo <= 0 or _decide(lambda: _gt(prof(lo), d), prec, "delta_M(lo) > delta"))
+            def d() -> Any:  # at the decision loop's precision (a 53-bit δ could never be separated)
+                return kernel.point(at["delta"])
+
+            ok = _decide(lambda: _le(prof(hi), d()), prec, "delta_M(hi) <= delta") and \
+                (lo <= 0 or _decide(lambda: _gt(prof(lo), d()), prec, "delta_M(lo) > delta"))
     if not ok:
         return False, "the enclosure is not proved by the mpmath kernel"
     return check_verdict(c, lo, hi)
