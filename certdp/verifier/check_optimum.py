@@ -40,7 +40,7 @@ from certdp.expr.monotone import monotonicity_assumption
 from certdp.expr.parser import parse_expression
 from certdp.expr.symbols import DELTA, EPS
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound
-from certdp.numerics.cells import CellBudgetExceeded, prove_on_cells
+from certdp.verifier.gauss import CellBudgetExceeded, prove_on_cells
 
 
 def refined_setup(doc: Mapping[str, Any]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:

@@ -49,7 +49,7 @@ from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact, fraction_to_str, printed_interval
-from certdp.numerics.gdp import delta_mu_ball
+from certdp.verifier.gauss import delta_mu_ball
 
 KINDS = ("value",)
 #: Quantities whose extremum :mod:`certdp.verifier.check_optimum` re-proves (it loads

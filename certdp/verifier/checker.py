@@ -35,7 +35,7 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.cells import second_order_holds
+from certdp.verifier.gauss import second_order_holds
 from certdp.verifier.facts import assumptions_of, known_facts_step, parse_mechanism
 from certdp.verifier.slopes import ball_functions
 from certdp.verifier.switch import Refined, refined_mechanism
@@ -49,7 +49,7 @@ from certdp.verifier.schema import (
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
-from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball
+from certdp.verifier.gauss import delta_mu_ball, delta_mu_start_prec as _delta_mu_start_prec
 
 
 #: Largest certificate file the checker reads (bytes); see docs/certificates.md.

@@ -47,7 +47,7 @@ from certdp.errors import InputError
 from certdp.expr.spec_grammar import SpecParser
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound
 from certdp.numerics.exact import exact
-from certdp.numerics.gdp import delta_mu_ball
+from certdp.verifier.gauss import delta_mu_ball
 
 
 def _symbolic() -> tuple[Any, Any]:

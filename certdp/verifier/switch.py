@@ -44,7 +44,7 @@ from flint import arb
 
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
-from certdp.numerics.cells import CellBudgetExceeded, prove_on_cells
+from certdp.verifier.gauss import CellBudgetExceeded, prove_on_cells
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
 from certdp.verifier.facts import assumptions_of
