@@ -12,8 +12,12 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
 * ``gdp`` / ``gdp_head`` — first-order cells δ_A(a_i) <= δ_μ(a_{i+1}) (or
   δ_A(a_i) = 0), else the second-order (mean-value) test of
   :mod:`certdp.numerics.cells` in intervals; the zero tail, the residual and the μ⁻ witness.
-* ``gdp_except``, ``not_gdp_except``, ``not_dp`` with ``pld_lower``, ``dp`` with
-  ``pld_profile`` / ``pld_items`` — need the flint kernel, and say so.
+* ``not_dp`` with ``pld_lower`` (DP-SGD: the dominated one-step PLD in intervals,
+  :func:`check_pld_iv.delta_lower`), ``not_gdp_except`` (its witness against that
+  bound or the all-sampled bound), accountant ``value``s (evidence ``upper``/``lower``,
+  each end as a dp / not_dp certificate).
+* ``gdp_except``, ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp``
+  with ``pld_law_lower``, GDP claims on sgd/icea — need the flint kernel, and say so.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
   switch points and noise refinements (:mod:`check_optimum`) need the flint kernel.
