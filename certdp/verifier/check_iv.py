@@ -181,6 +181,8 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
+    if "switch" in ev:  # sgd/icea: the refined profile rests on the switch-point proof
+        return False, "this certificate needs the flint kernel (the switch-point proof is written for arb balls)"
     mech = parse_mechanism(doc)
     step = known_facts_step(doc, mech)
     if step is not None:
