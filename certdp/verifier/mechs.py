@@ -523,7 +523,7 @@ class Compose(Mech):
             else:
                 r = _q(q) / (1 - _q(q))
                 w = [_q(q) ** i * (1 - _q(q)) ** (self.k - i) for i in range(self.k + 1)]
-            return sympy.Add(*(sympy.binomial(self.k, i) * w[i] * sympy.Max(r ** (self.k - 2 * i) - sympy.exp(EPS), 0)
+            return sympy.Add(*(sympy.binomial(self.k, i) * w[i] * sympy.Max(r ** (self.k - 2 * i) - sympy.exp(EPS), 0, evaluate=False)
                                for i in range((self.k + 1) // 2)))
         return _gdp_expr(sympy.sqrt(_q(self.gdp_mu_squared())))
 
