@@ -33,8 +33,9 @@ it used of numerics.normal/gdp/cells) and lazy ``certdp.numerics`` / ``certdp.En
 take numerics.gdp and numerics.cells out of the closure and numerics.enclosure/normal/gdp
 out of what catalog certificates load; it gained the sympy-free switch-point proof for
 sgd/icea GDP certificates (verifier.switch), the mpmath kernel's fixed-point Φ
-(verifier.phi_fixed) and accountant value claims: 44 modules, 9,390 lines; without sympy
-27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
+(verifier.phi_fixed) and accountant value claims: 44 modules, 9,390 lines; with the
+switch-point proof in mpmath intervals (verifier.switch_iv) 45 modules, 9,551 lines; without
+sympy 27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
 ``profile("...")`` specs (certdp.expr: parser, evaluator, extended intervals, validation,
 about 2,600 lines with the enclosures and Φ it uses) is the largest part.
 """
@@ -50,8 +51,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 44
-MAX_LINES = 9_400
+MAX_MODULES = 45
+MAX_LINES = 9_560
 
 
 def _module_level_imports(mod: str) -> set[str]:

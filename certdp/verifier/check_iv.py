@@ -17,10 +17,11 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
   bound or the all-sampled bound), accountant ``value``s (evidence ``upper``/``lower``,
   each end as a dp / not_dp certificate).
 * ``gdp_except``, ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp``
-  with ``pld_law_lower``, GDP claims on sgd/icea — need the flint kernel, and say so.
+  with ``pld_law_lower``, GDP claims on sgd/icea, noise refinements — need the flint
+  kernel, and say so.  Switch points: :mod:`certdp.verifier.switch_iv`.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
-  switch points and noise refinements (:mod:`check_optimum`) need the flint kernel.
+  switch points in intervals (:mod:`switch_iv`); noise refinements need the flint kernel.
 * ``adp_not_prdp`` — every certified sign of :mod:`check_prdp` in mpmath intervals.
 
 An undecided comparison is retried at 2× and 4× the certificate's precision,
@@ -267,8 +268,13 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     from certdp.verifier.check_value import check_verdict, validate  # noqa: PLC0415
 
     c, q, at, lo, hi = validate(doc)  # structure only: no arithmetic
-    if q.startswith(("switch_", "refined_")):
-        return False, "this certificate needs the flint kernel (the optimum's cell proof is written for arb balls)"
+    if q.startswith("switch_"):  # the switch-point proof in intervals
+        from certdp.verifier.switch_iv import check_switch_iv  # noqa: PLC0415
+
+        step = check_switch_iv(doc, q, lo, hi, max(doc["precision"], 64))
+        return (False, step) if step is not None else check_verdict(c, lo, hi)
+    if q.startswith("refined_"):
+        return False, "this certificate needs the flint kernel (the noise refinement's cell proof is written for arb balls)"
     prec = doc["precision"]
     if lo < 0:
         return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"
