@@ -34,8 +34,9 @@ take numerics.gdp and numerics.cells out of the closure and numerics.enclosure/n
 out of what catalog certificates load; it gained the sympy-free switch-point proof for
 sgd/icea GDP certificates (verifier.switch), the mpmath kernel's fixed-point Φ
 (verifier.phi_fixed) and accountant value claims: 44 modules, 9,390 lines; with the
-switch-point proof in mpmath intervals (verifier.switch_iv) 45 modules, 9,551 lines; without
-sympy 27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
+switch-point proof in mpmath intervals (verifier.switch_iv) 45 modules, 9,551 lines; with
+the refined sgd/icea profile and δ_μ from the fixed-point Φ in the mpmath kernel 45 modules,
+9,680 lines; without sympy 27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
 ``profile("...")`` specs (certdp.expr: parser, evaluator, extended intervals, validation,
 about 2,600 lines with the enclosures and Φ it uses) is the largest part.
 """
@@ -52,7 +53,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 45
-MAX_LINES = 9_560
+MAX_LINES = 9_690
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -106,8 +106,28 @@ def _gt(x: Any, y: Any) -> bool | None:
     return None if out is None else not out
 
 
+_TABLES: dict[int, Any] = {}
+
+
 def _dmu(mu: Fraction, e: Fraction) -> Any:
-    return kernel.delta_mu(kernel.point(mu), kernel.point(e))
+    """δ_μ(ε) at the current precision: Φ from the fixed-point Taylor table
+    (:mod:`certdp.verifier.phi_fixed`, absolute accuracy 2^-(prec+32)) when that leaves
+    the result relatively tight, else the rigorous erfc (far tails, tiny δ_μ)."""
+    from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair  # noqa: PLC0415
+
+    m, x = kernel.point(mu), kernel.point(e)
+    p = iv.prec + 32
+    table = _TABLES.get(p)
+    if table is None:
+        table = _TABLES[p] = PhiTable(p)
+    try:
+        a = -x / m + m / 2
+        v = to_iv(table.phi_cdf(to_pair(a, p)), p) - iv.exp(x) * to_iv(table.phi_cdf(to_pair(a - m, p)), p)
+        if v.a > 0 and (v.b - v.a) <= v.a * iv.mpf(2) ** (-(iv.prec - 8)):
+            return v
+    except PrecisionError:
+        pass
+    return kernel.delta_mu(m, x)
 
 
 def check(doc: Any) -> tuple[bool, str | None]:
@@ -182,13 +202,27 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
-    if "switch" in ev:  # sgd/icea: the refined profile rests on the switch-point proof
-        return False, "this certificate needs the flint kernel (the switch-point proof is written for arb balls)"
-    mech = parse_mechanism(doc)
+    second_fns: Callable[[], Any] | None = None
+    if "switch" in ev:  # sgd/icea: the refined profile from the switch point, proved in intervals
+        from certdp.verifier.switch import bracket_of, reach_of  # noqa: PLC0415  (rationals only)
+        from certdp.verifier.switch_iv import RefinedIV  # noqa: PLC0415
+
+        naive = parse_mechanism(doc, naive_ok=True)
+        if getattr(naive, "name", None) not in ("sgd", "icea"):
+            raise MalformedCertificate("evidence.switch is for sgd(...) and icea(...) only")
+        r0, r1, tail = bracket_of(ev["switch"], "evidence.switch", tail=True)
+        mech = RefinedIV(naive, r0, r1, tail)
+        step = mech.prove(prec, reach_of(doc))
+        if step is not None:
+            return False, f"switch point: {step}"
+        prof, second_fns = mech.prof, mech.functions
+    else:
+        mech = parse_mechanism(doc)
+        prof = None
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
-    prof = _profile(mech)
+    prof = prof or _profile(mech)
     mu = _num(claim["mu"], "claim.mu")
     if claim["kind"] == "not_gdp":
         e = _num(ev["witness"]["eps"], "evidence.witness.eps")
@@ -208,7 +242,7 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
             if _le(y, _dmu(mu, b)):
                 return True
             if not second:
-                second.append(_second_order_functions(mech))
+                second.append(second_fns() if second_fns else _second_order_functions(mech))
             if second[0] is not None and _second_order(*second[0], mu, a, b):
                 return True
             return None

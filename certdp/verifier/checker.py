@@ -38,11 +38,10 @@ from certdp.errors import InputError, PrecisionError, check_budget
 from certdp.verifier.gauss import second_order_holds
 from certdp.verifier.facts import assumptions_of, known_facts_step, parse_mechanism
 from certdp.verifier.slopes import ball_functions
-from certdp.verifier.switch import Refined, refined_mechanism
+from certdp.verifier.switch import Refined, reach_of, refined_mechanism
 from certdp.verifier.schema import (
     GDP_KINDS,
     MalformedCertificate,
-    number_string,
     validate_gdp,
     validate_top,
 )
@@ -221,12 +220,6 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
         )
 
 
-def _reach(doc: Mapping[str, Any]) -> Fraction:
-    """The largest ε a GDP claim evaluates its profile at (eps_max, the witness)."""
-    pts = [doc["claim"].get("eps_max", "0"), doc["evidence"].get("witness", {}).get("eps", "0")]
-    return max(_num(number_string(t, "claim.eps_max / evidence.witness.eps"), "eps") for t in pts)
-
-
 def claim_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The claim as reported by ``certdp verify --json``."""
     out: dict[str, Any] = {"kind": doc["claim"]["kind"], "mechanism": doc["mechanism"]}
@@ -283,7 +276,7 @@ def _check_document(doc: Any) -> CheckResult:
         summary = claim_summary(doc)
         try:
             if isinstance(mech, Refined):
-                step = mech.prove(doc["precision"], _reach(doc))
+                step = mech.prove(doc["precision"], reach_of(doc))
                 if step is not None:
                     raise StepFailed(f"switch point: {step}")
             _check_gdp(doc, mech)

@@ -300,6 +300,12 @@ class Refined(Mech):
         return p, dp
 
 
+def reach_of(doc: Mapping[str, Any]) -> Fraction:
+    """The largest ε a GDP claim evaluates its profile at (eps_max, the witness)."""
+    pts = [doc["claim"].get("eps_max", "0"), doc["evidence"].get("witness", {}).get("eps", "0")]
+    return max(_num(t, "claim.eps_max / evidence.witness.eps") for t in pts)
+
+
 def refined_mechanism(doc: Mapping[str, Any], mech: Any) -> Any:
     """A GDP certificate's mechanism: ``mech`` itself, or for sgd/icea the :class:`Refined`
     profile with the evidence's ``switch`` bracket, proved (MalformedCertificate when the

@@ -113,3 +113,19 @@ def test_cli_measure_then_verify(tmp_path):
     assert r.returncode == 0, r.stderr
     r = subprocess.run([*run, "verify", str(out)], capture_output=True, text=True, check=False)
     assert r.returncode == 0 and r.stdout.startswith("VALID"), r.stdout + r.stderr
+
+
+def test_mpmath_kernel_agrees(sgd_doc):
+    """The second kernel re-proves the switch point and the cells in mpmath intervals
+    (:class:`certdp.verifier.switch_iv.RefinedIV`) and rejects the same false claims."""
+    from certdp.verifier.check_iv import check as check_iv
+
+    assert check_iv(sgd_doc) == (True, None)
+    for field, value in (("mu", "1.85635"), ("mu_lower", "1.85637"), ("residual", "9.8e-31")):
+        doc = copy.deepcopy(sgd_doc)
+        doc["claim"][field] = value
+        assert not check_iv(doc)[0], field
+    doc = copy.deepcopy(sgd_doc)
+    doc["evidence"]["switch"]["bracket"] = ["1.1", "1.18"]
+    ok, step = check_iv(doc)
+    assert not ok and "switch point" in step
