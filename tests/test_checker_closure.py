@@ -27,9 +27,20 @@ in balls (verify.slopes, so that second-order cells need no sympy) 43 modules,
 expression evaluator, check_optimum and the mpmath kernel load in functions, for the
 certificates that need them) is 29 modules, 5,808 lines.  With the checker in its own
 package certdp.verifier (whose __init__ imports nothing) 43 modules, 9,023 lines; without
-sympy 29 modules, 5,822 lines.  With the shuffled-batches lower bound (check_shuffle, kind
-not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) 44
-modules, 9,224 lines; without sympy 30 modules, 6,012 lines.
+sympy 29 modules, 5,822 lines (47 lines later, on main: 43 modules, 9,047 lines; 29, 5,835).
+Issue 36, second step: the checker's own Gaussian primitives (verifier.gauss, a copy of what
+it used of numerics.normal/gdp/cells) and lazy ``certdp.numerics`` / ``certdp.Enclosure``
+take numerics.gdp and numerics.cells out of the closure and numerics.enclosure/normal/gdp
+out of what catalog certificates load; it gained the sympy-free switch-point proof for
+sgd/icea GDP certificates (verifier.switch), the mpmath kernel's fixed-point Φ
+(verifier.phi_fixed) and accountant value claims: 44 modules, 9,390 lines; with the
+switch-point proof in mpmath intervals (verifier.switch_iv) 45 modules, 9,551 lines; with
+the refined sgd/icea profile and δ_μ from the fixed-point Φ in the mpmath kernel 45 modules,
+9,680 lines; without sympy 27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
+``profile("...")`` specs (certdp.expr: parser, evaluator, extended intervals, validation,
+about 2,600 lines with the enclosures and Φ it uses) is the largest part. With the shuffled-batches lower bound (check_shuffle, kind
+not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) merged
+beside it: see the caps below.
 """
 
 from __future__ import annotations
@@ -43,8 +54,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 44
-MAX_LINES = 9_230
+MAX_MODULES = 46
+MAX_LINES = 9_870
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -75,7 +86,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 6_020
+MAX_SYMPY_FREE_LINES = 5_400
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:

@@ -286,9 +286,12 @@ def _value(claim: Claim, want_certificate: bool = False) -> Verdict:
         try:  # only what the checker accepts: the writer refuses the rest with the reason
             if q in CERTIFIABLE_VALUES:
                 cert = _value_certificate(claim, enc, verdict, assumptions)
+            elif q == "mu":
+                raise InputError("the checker has no value certificate for quantity 'mu' yet "
+                                 "(a kind = \"gdp\" claim with mu = the printed number is certified)")
             else:
                 cert = _optimum_certificate(claim, enc, bracket, tail, verdict, assumptions)
-        except InputError as err:
+        except (InputError, BudgetExceeded) as err:  # the verdict stands; only its certificate is missing
             note = str(err)
     return Verdict(claim.id, verdict, enc, valid, detail, method, printed=claim.reported, assumptions=assumptions,
                    certificate=cert, no_certificate=note)
@@ -315,7 +318,8 @@ def _optimum_certificate(claim: Claim, enc: Enclosure, bracket: Enclosure, tail:
 def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: tuple[str, ...]) -> dict:
     """The ``value`` certificate of a decided value claim, when the checker can
     re-derive it (mu_gdp always; delta/eps for closed-form profiles the checker's
-    table accepts); InputError with the reason otherwise."""
+    table accepts, and from PLD evidence at both ends for accountant answers);
+    InputError with the reason otherwise."""
     from certdp.certificates.writer import value_certificate  # noqa: PLC0415
 
     closed = sorted(k for k, v in claim.at.items() if not isinstance(v, Fraction))
@@ -326,11 +330,14 @@ def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: 
     if claim.quantity != "mu_gdp":
         mech = _mech(claim)
         spec = mech.spec()
-        if not _closed_for_checker(mech):
-            raise InputError("the checker has no closed form for this mechanism's profile "
-                             "(an accountant answer: not re-derivable for value claims yet)")
     at = {k: claim.at[k] for k in ("eps", "delta") if k in claim.at and
           (claim.quantity == "mu_gdp" or (k == "eps") == (claim.quantity == "delta"))}
+    if claim.quantity != "mu_gdp" and not _closed_for_checker(mech):
+        from certdp.certificates.value_writer import accountant_value_certificate  # noqa: PLC0415
+
+        # an accountant's answer: the PLD evidence of a dp / not_dp certificate at each end
+        return accountant_value_certificate(mech, claim.quantity, at, enc, reported=claim.reported,
+                                            rounding=claim.rounding, verdict=verdict, assumptions=assumptions)
     return value_certificate(claim.quantity, spec, at, enc, reported=claim.reported, rounding=claim.rounding,
                              verdict=verdict, assumptions=assumptions)
 

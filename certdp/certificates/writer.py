@@ -43,9 +43,13 @@ def refuse_uncheckable(spec: str, switch: bool = False) -> None:
     from certdp.mechanisms.spec import tokenize  # noqa: PLC0415
 
     bad = sorted({t.text for t in tokenize(spec) if t.kind == "name"} & set(NOT_CHECKABLE))
+    if "tradeoff" in bad:
+        raise InputError("certificates for tradeoff(...) are not supported: its naive profile needs symbolic "
+                         "solving of the σ-formula, which the independent checker does not do")
     if bad and not switch:
-        raise InputError(f"certificates for {', '.join(bad)}(...) are not supported yet: the independent "
-                         "checker does not run the search their refined profile needs")
+        raise InputError(f"certificates for {', '.join(bad)}(...) are not supported for this claim: the checker "
+                         "certifies sgd(...) and icea(...) alone, in a GDP measurement (their refined profile, "
+                         "from the switch point it re-proves) or a switch-point value")
     try:
         mech: Any = parse(spec, exclude=() if switch else NOT_CHECKABLE)
     except InputError as err:
@@ -55,6 +59,23 @@ def refuse_uncheckable(spec: str, switch: bool = False) -> None:
                          "independent checker re-proves switch points of sgd(...) and icea(...) only")
     if isinstance(mech, InputError):
         raise InputError(f"certificates for {spec} are not supported yet: the checker's table refuses it ({mech})")
+
+
+def _switch_evidence(spec: str) -> dict[str, Any] | None:
+    """``{"bracket": [r0, r1], "tail": T}`` of a bare sgd/icea spec's switch point
+    (the catalog's certified search), None for every other spec."""
+    from certdp.verifier.mechs import NaiveFamily, parse  # noqa: PLC0415
+
+    try:
+        if not isinstance(parse(spec, exclude=("tradeoff",)), NaiveFamily):
+            return None
+    except InputError:
+        return None
+    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
+
+    sp = parse_spec(spec).switch_point()
+    return {"bracket": [fraction_to_str(dyadic_to_fraction(sp.eps.lo)), fraction_to_str(dyadic_to_fraction(sp.eps.hi))],
+            "tail": str(sp.tail)}
 
 
 def checker_has_closed_form(spec: str) -> bool:
@@ -84,8 +105,12 @@ def envelope(claim: dict[str, Any], mechanism: str, evidence: dict[str, Any], pr
 
 def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     """Certificate of a :class:`certdp.analyses.gdpt.Measurement`: kind ``gdp`` (zero tail)
-    or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive."""
-    refuse_uncheckable(m.spec)
+    or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive.  For
+    ``sgd(...)``/``icea(...)`` the evidence brackets the switch point of the refined
+    profile (``switch``: the checker re-proves it, :mod:`certdp.verifier.switch`)."""
+    switch = _switch_evidence(m.spec)
+    if switch is None:
+        refuse_uncheckable(m.spec)
     zero = m.tail.kind == "zero"
     claim: dict[str, Any] = {
         "kind": "gdp" if zero else "gdp_head",
@@ -98,21 +123,33 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     else:
         evidence["tail"] = {"kind": "residual"}
         claim["residual"] = decimal_string(m.residual.hi, CLAIM_DIGITS, "up")
+    if switch is not None:
+        evidence["switch"] = switch
     if m.witness_eps is not None and m.mu.lo > 0 and m.profile_kind.bounds_from_below:
         claim["mu_lower"] = decimal_string(m.mu.lo, CLAIM_DIGITS, "down")
         evidence["witness"] = {"eps": number(m.witness_eps)}
     if m.assumptions:
         claim["assumptions"] = list(m.assumptions)
-    return envelope(claim, m.spec, evidence)
+    doc = envelope(claim, m.spec, evidence)
+    if switch is not None:  # the refined profile: the checker's bounds differ from the catalog's search
+        from certdp.verifier.checker import check  # noqa: PLC0415
+
+        result = check(doc)
+        if not result.valid:
+            raise InputError(f"the independent checker rejects the certificate of {m.spec} "
+                             f"({result.failed_step}); no certificate written")
+    return doc
 
 
 def not_gdp_document(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of "not μ-GDP" from a witness ε with δ_A(ε) > δ_μ(ε)."""
-    refuse_uncheckable(spec)
+    switch = _switch_evidence(spec)
+    if switch is None:
+        refuse_uncheckable(spec)
     claim: dict[str, Any] = {"kind": "not_gdp", "mu": number(mu)}
     if assumptions:
         claim["assumptions"] = list(assumptions)
-    return envelope(claim, spec, {"witness": {"eps": number(eps)}})
+    return envelope(claim, spec, {"witness": {"eps": number(eps)}, **({"switch": switch} if switch else {})})
 
 
 def write(doc: dict[str, Any], path: str) -> None:

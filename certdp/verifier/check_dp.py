@@ -61,7 +61,6 @@ from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide
-from certdp.numerics.enclosure import decimal_string
 from certdp.numerics.exact import exact
 
 KINDS = ("dp", "not_dp")
@@ -146,7 +145,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return True, None
             if prec >= 2 * doc["precision"]:
                 return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
-                               f"{decimal_string(y, 8, 'down')} does not refute delta <= {claim['delta']}")
+                               f"{lower_bound(y).str(8, radius=False)} does not refute delta <= {claim['delta']}")
             return None
         if pld is not None or pld_profile is not None or pld_items is not None or pld_law is not None:
             # upper bounds: they prove dp only
@@ -168,7 +167,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return True, None
             if prec >= 2 * doc["precision"]:
                 return False, (f"the re-derived upper PLD bound delta({claim['eps']}) <= "
-                               f"{decimal_string(y, 8, 'up')} does not prove delta <= {claim['delta']}")
+                               f"{upper_bound(y).str(8, radius=False)} does not prove delta <= {claim['delta']}")
             return None
         y = mech.delta_ball(to_ball(eps))
         d = to_ball(delta)

@@ -41,7 +41,7 @@ from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertif
 from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.exact import exact
-from certdp.numerics.normal import Phi_inv_ball
+from certdp.verifier.gauss import Phi_inv_ball
 
 KINDS = ("gdp_except",)
 

@@ -12,11 +12,16 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
 * ``gdp`` / ``gdp_head`` — first-order cells δ_A(a_i) <= δ_μ(a_{i+1}) (or
   δ_A(a_i) = 0), else the second-order (mean-value) test of
   :mod:`certdp.numerics.cells` in intervals; the zero tail, the residual and the μ⁻ witness.
-* ``gdp_except``, ``not_gdp_except``, ``not_dp`` with ``pld_lower``, ``dp`` with
-  ``pld_profile`` / ``pld_items`` — need the flint kernel, and say so.
+* ``not_dp`` with ``pld_lower`` (DP-SGD: the dominated one-step PLD in intervals,
+  :func:`check_pld_iv.delta_lower`), ``not_gdp_except`` (its witness against that
+  bound or the all-sampled bound), accountant ``value``s (evidence ``upper``/``lower``,
+  each end as a dp / not_dp certificate).
+* ``gdp_except``, ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp``
+  with ``pld_law_lower``, GDP claims on sgd/icea, noise refinements — need the flint
+  kernel, and say so.  Switch points: :mod:`certdp.verifier.switch_iv`.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
-  switch points and noise refinements (:mod:`check_optimum`) need the flint kernel.
+  switch points in intervals (:mod:`switch_iv`); noise refinements need the flint kernel.
 * ``adp_not_prdp`` — every certified sign of :mod:`check_prdp` in mpmath intervals.
 
 An undecided comparison is retried at 2× and 4× the certificate's precision,
@@ -76,6 +81,16 @@ def _profile(mech: Any) -> Callable[[Fraction], Any]:
     return lambda e: f(kernel.point(e))
 
 
+def _point_at(q: Fraction, prec: int) -> Any:
+    """The interval of an exact rational at ``prec`` bits (not mpmath's default 53)."""
+    old = iv.prec
+    iv.prec = prec
+    try:
+        return kernel.point(q)
+    finally:
+        iv.prec = old
+
+
 def _le(x: Any, y: Any) -> bool | None:
     """Certain x <= y (True), certain x > y (False), else None."""
     if x.b <= y.a:
@@ -91,8 +106,28 @@ def _gt(x: Any, y: Any) -> bool | None:
     return None if out is None else not out
 
 
+_TABLES: dict[int, Any] = {}
+
+
 def _dmu(mu: Fraction, e: Fraction) -> Any:
-    return kernel.delta_mu(kernel.point(mu), kernel.point(e))
+    """δ_μ(ε) at the current precision: Φ from the fixed-point Taylor table
+    (:mod:`certdp.verifier.phi_fixed`, absolute accuracy 2^-(prec+32)) when that leaves
+    the result relatively tight, else the rigorous erfc (far tails, tiny δ_μ)."""
+    from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair  # noqa: PLC0415
+
+    m, x = kernel.point(mu), kernel.point(e)
+    p = iv.prec + 32
+    table = _TABLES.get(p)
+    if table is None:
+        table = _TABLES[p] = PhiTable(p)
+    try:
+        a = -x / m + m / 2
+        v = to_iv(table.phi_cdf(to_pair(a, p)), p) - iv.exp(x) * to_iv(table.phi_cdf(to_pair(a - m, p)), p)
+        if v.a > 0 and (v.b - v.a) <= v.a * iv.mpf(2) ** (-(iv.prec - 8)):
+            return v
+    except PrecisionError:
+        pass
+    return kernel.delta_mu(m, x)
 
 
 def check(doc: Any) -> tuple[bool, str | None]:
@@ -109,7 +144,9 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _dp(doc)
         if kind == "value":
             return _value(doc)
-        if kind in ("gdp_except", "not_gdp_except", "not_dp_shuffled"):
+        if kind == "not_gdp_except":
+            return _not_gdp_except(doc)
+        if kind in ("gdp_except", "not_dp_shuffled"):
             return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
         if kind == "adp_not_prdp":
             from certdp.verifier.check_prdp import check as check_prdp  # noqa: PLC0415
@@ -135,14 +172,26 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 y = delta_upper(mech, eps, doc["evidence"]["pld"], prec)
             except PrecisionError:
                 continue
-            d = kernel.point(delta).a
+            d = _point_at(delta, prec).a
             if y <= d:
                 return True, None
             if y > d * (1 + mpmath.mpf(2) ** -20):
                 break  # not borderline: finer intervals would not prove it
         return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
-    if (set(PLD_EVIDENCE) - {"pld"}) & set(doc["evidence"]):  # every PLD evidence but DP-SGD's
+    if "pld_lower" in doc["evidence"]:  # DP-SGD refuted: the dominated one-step PLD in intervals
+        from certdp.verifier.check_pld_iv import delta_lower  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = delta_lower(mech, eps, doc["evidence"]["pld_lower"], prec)
+            except PrecisionError:
+                continue
+            if y > _point_at(delta, prec).b:
+                return True, None
+        return False, (f"the lower PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
+    if (set(PLD_EVIDENCE) - {"pld", "pld_lower"}) & set(doc["evidence"]):  # the other PLD evidence kinds
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)
     holds = _decide(lambda: _le(prof(eps), kernel.point(delta)), doc["precision"], "delta_M(eps) against delta")
@@ -153,11 +202,27 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     claim, ev, prec = doc["claim"], doc["evidence"], doc["precision"]
-    mech = parse_mechanism(doc)
+    second_fns: Callable[[], Any] | None = None
+    if "switch" in ev:  # sgd/icea: the refined profile from the switch point, proved in intervals
+        from certdp.verifier.switch import bracket_of, reach_of  # noqa: PLC0415  (rationals only)
+        from certdp.verifier.switch_iv import RefinedIV  # noqa: PLC0415
+
+        naive = parse_mechanism(doc, naive_ok=True)
+        if getattr(naive, "name", None) not in ("sgd", "icea"):
+            raise MalformedCertificate("evidence.switch is for sgd(...) and icea(...) only")
+        r0, r1, tail = bracket_of(ev["switch"], "evidence.switch", tail=True)
+        mech = RefinedIV(naive, r0, r1, tail)
+        step = mech.prove(prec, reach_of(doc))
+        if step is not None:
+            return False, f"switch point: {step}"
+        prof, second_fns = mech.prof, mech.functions
+    else:
+        mech = parse_mechanism(doc)
+        prof = None
     step = known_facts_step(doc, mech)
     if step is not None:
         return False, step
-    prof = _profile(mech)
+    prof = prof or _profile(mech)
     mu = _num(claim["mu"], "claim.mu")
     if claim["kind"] == "not_gdp":
         e = _num(ev["witness"]["eps"], "evidence.witness.eps")
@@ -177,7 +242,7 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
             if _le(y, _dmu(mu, b)):
                 return True
             if not second:
-                second.append(_second_order_functions(mech))
+                second.append(second_fns() if second_fns else _second_order_functions(mech))
             if second[0] is not None and _second_order(*second[0], mu, a, b):
                 return True
             return None
@@ -237,15 +302,33 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     from certdp.verifier.check_value import check_verdict, validate  # noqa: PLC0415
 
     c, q, at, lo, hi = validate(doc)  # structure only: no arithmetic
-    if q.startswith(("switch_", "refined_")):
-        return False, "this certificate needs the flint kernel (the optimum's cell proof is written for arb balls)"
+    if q.startswith("switch_"):  # the switch-point proof in intervals
+        from certdp.verifier.switch_iv import check_switch_iv  # noqa: PLC0415
+
+        step = check_switch_iv(doc, q, lo, hi, max(doc["precision"], 64))
+        return (False, step) if step is not None else check_verdict(c, lo, hi)
+    if q.startswith("refined_"):
+        return False, "this certificate needs the flint kernel (the noise refinement's cell proof is written for arb balls)"
     prec = doc["precision"]
     if lo < 0:
         return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"
-    if q == "mu_gdp":
-        e, d = kernel.point(at["eps"]), kernel.point(at["delta"])
-        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e), d), prec, "delta_lo <= delta")) \
-            and _decide(lambda: _le(d, kernel.delta_mu(kernel.point(hi), e)), prec, "delta <= delta_hi")
+    if q == "mu_gdp":  # every interval made inside the decision loop, at its precision
+        def e() -> Any:
+            return kernel.point(at["eps"])
+
+        def d() -> Any:
+            return kernel.point(at["delta"])
+
+        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e()), d()), prec,
+                                 "delta_lo <= delta")) \
+            and _decide(lambda: _le(d(), kernel.delta_mu(kernel.point(hi), e())), prec, "delta <= delta_hi")
+    elif doc["evidence"]:  # an accountant's answer: each end as the dp / not_dp certificate it amounts to
+        from certdp.verifier.check_value import check_ends  # noqa: PLC0415
+
+        step = check_ends(doc, q, at, lo, hi, dp_check=_dp)
+        if step is not None:
+            return False, step
+        ok = True
     else:
         mech = parse_mechanism(doc)
         step = known_facts_step(doc, mech)
@@ -259,9 +342,62 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
             ok = _decide(lambda: _le(y(), kernel.point(hi)), prec, "delta <= hi") and \
                 (lo <= 0 or _decide(lambda: _le(kernel.point(lo), y()), prec, "lo <= delta"))
         else:
-            d = kernel.point(at["delta"])
-            ok = _decide(lambda: _le(prof(hi), d), prec, "delta_M(hi) <= delta") and \
-                (lo <= 0 or _decide(lambda: _gt(prof(lo), d), prec, "delta_M(lo) > delta"))
+            def d() -> Any:  # at the decision loop's precision (a 53-bit δ could never be separated)
+                return kernel.point(at["delta"])
+
+            ok = _decide(lambda: _le(prof(hi), d()), prec, "delta_M(hi) <= delta") and \
+                (lo <= 0 or _decide(lambda: _gt(prof(lo), d()), prec, "delta_M(lo) > delta"))
     if not ok:
         return False, "the enclosure is not proved by the mpmath kernel"
     return check_verdict(c, lo, hi)
+
+
+def _cancellation_bits(mu: float, eps: float) -> int:
+    """Extra bits for δ_μ(ε) = Φ(a) − e^ε Φ(a − μ) in intervals (a = −ε/μ + μ/2): the
+    cancellation log2(1 + ε/μ²), Φ's sensitivity at |a|, e^ε's at ε (a guess: re-checked)."""
+    import math  # noqa: PLC0415
+
+    a = eps / mu + mu / 2
+    return 16 + int(math.log2(1 + eps / (mu * mu)) + 2 * math.log2(1 + a) + math.log2(1 + eps))
+
+
+def _not_gdp_except(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """:mod:`check_refute` in intervals: the witness δ_M(ε*) > δ_μ(ε*) + η, δ_M(ε*) bounded
+    from below by q^T δ_{√T/s}(ε* + T log(1/q)) (all sampled) or the dominated PLDs."""
+    import math  # noqa: PLC0415
+
+    from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415  (structure only)
+    from certdp.verifier.check_refute import validate  # noqa: PLC0415  (structure only)
+
+    mech, mu, eta, e = validate(doc)
+    step = known_facts_step(doc, mech)
+    if step is not None:
+        return False, step
+    ev = doc["evidence"]
+    s, q, count = subsampled_gaussians(mech)
+    arg_f = float(e) + count * -math.log(float(q)) if q < 1 else float(e)
+    extra = _cancellation_bits(float(mu), float(e))
+    if "bound" in ev:
+        extra += _cancellation_bits(math.sqrt(count) / float(s), arg_f)
+    for prec in (doc["precision"] + extra, 2 * (doc["precision"] + extra)):
+        old = iv.prec
+        iv.prec = prec
+        try:
+            if "bound" in ev:
+                qb = kernel.point(q)
+                low = iv.exp(count * iv.log(qb)) * kernel.delta_mu(iv.sqrt(count) / kernel.point(s),
+                                                                     kernel.point(e) - count * iv.log(qb))
+                low = low.a
+            else:
+                from certdp.verifier.check_pld_iv import delta_lower  # noqa: PLC0415
+
+                low = delta_lower(mech, e, ev["pld_lower"], doc["precision"])
+            up = (_dmu(mu, e) + kernel.point(eta)).b
+            if low > up:
+                return True, None
+        except PrecisionError:
+            continue
+        finally:
+            iv.prec = old
+    return False, (f"witness: a lower bound of delta_M({ev['witness']['eps']}) > delta_mu({doc['claim']['mu']}) "
+                   f"+ {doc['claim']['residual']} does not hold")

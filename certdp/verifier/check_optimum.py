@@ -7,23 +7,7 @@ names a bracket [r0, r1]; the checker re-proves, on cells it bisects itself
 (ball arithmetic, :func:`certdp.numerics.cells.prove_on_cells`), that every
 extremiser lies in the bracket, then encloses the claimed quantity over it.
 
-**Switch point** (``switch_eps``, ``switch_delta``; mechanism ``sgd(...)`` or
-``icea(...)`` with its naive profile δ̂ from
-:class:`certdp.verifier.mechs.NaiveFamily`; evidence ``{"bracket": [r0, r1],
-"tail": T}``).  q(x) = (1 − min(1, δ̂(x)))/(1 + eˣ) and, where δ̂ < 1,
-q' = −S/(1 + eˣ)² with S(x) = δ̂'(x)(1 + eˣ) + (1 − δ̂(x))eˣ.  Every maximiser of
-q on [0, ∞) lies in [r0, r1] when
-
-* every cell of [0, r0] has S < 0 or q < q(r0) (where δ̂ cannot be enclosed, at
-  ICEA's pole, q ≤ (1 − min(1, δ̂(b)))/(1 + eᵃ) on [a, b]: δ̂ is non-increasing);
-* every cell of [r1, T] has S > 0 or q < q(r0);
-* 1/(1 + e^T) < q(r0), which bounds q beyond T (δ̂ ≥ 0).
-
-A point with δ̂ ≥ 1 has q = 0 < q(r0); elsewhere S < 0 makes q strictly
-increasing, so no maximiser lies left of r0 (symmetrically right of r1), and q,
-continuous where δ̂ is enclosed, attains its maximum on [r0, r1].  ``switch_eps``
-needs [r0, r1] ⊆ [lo, hi]; ``switch_delta`` (δ* = δ̂(ε*)) needs
-min(1, δ̂)([r0, r1]) ⊆ [lo, hi].
+**Switch point**: :mod:`certdp.verifier.switch` (sympy-free).
 
 **Noise refinement** (``refined_sigma``, ``refined_eps0``, ``refined_delta0``; no
 mechanism; ``claim.formula`` is σ = f(eps, delta), ``claim.at`` the target
@@ -41,157 +25,22 @@ F ≥ f(x_max, δ0(a)), which needs f non-increasing in ε and in δ: proved by 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import sympy
 from flint import arb
 
 from certdp.verifier.facts import assumptions_of
-from certdp.verifier.schema import MalformedCertificate, _fields, number_string
+from certdp.verifier.schema import MalformedCertificate, number_string
+from certdp.verifier.switch import MAX_CELLS, bracket_of, inside as _inside, run_proof as _run
 from certdp.errors import InputError, PrecisionError
-from certdp.expr.derivative import derivative_function, expression_functions
+from certdp.expr.derivative import expression_functions
 from certdp.expr.evaluate import compile_ball, evaluate_ball
 from certdp.expr.monotone import monotonicity_assumption
 from certdp.expr.parser import parse_expression
 from certdp.expr.symbols import DELTA, EPS
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
-from certdp.numerics.cells import CellBudgetExceeded, prove_on_cells
-from certdp.numerics.decide import decide
-from certdp.numerics.exact import exact
-
-#: Largest tail point T of a switch-point certificate (q ≤ 1/(1+e^T) beyond it).
-MAX_TAIL = 10_000
-#: Cells one proof may use (the seeds' proofs use about 160).
-MAX_CELLS = 2_000
-
-
-def _num(text: Any, where: str) -> Fraction:
-    try:
-        return exact(number_string(text, where), where)
-    except InputError as err:
-        raise MalformedCertificate(str(err)) from None
-
-
-def _bracket(doc: Mapping[str, Any], tail: bool) -> tuple[Fraction, Fraction, Fraction | None]:
-    ev = _fields(doc["evidence"], "evidence", {"bracket", "tail"} if tail else {"bracket"}, set())
-    b = ev["bracket"]
-    if not isinstance(b, list) or len(b) != 2:
-        raise MalformedCertificate("evidence.bracket must be a list [r0, r1] of two decimal strings")
-    r0, r1 = _num(b[0], "evidence.bracket[0]"), _num(b[1], "evidence.bracket[1]")
-    if not r0 <= r1:
-        raise MalformedCertificate("evidence.bracket needs r0 <= r1")
-    t = _num(ev["tail"], "evidence.tail") if tail else None
-    if t is not None and not (r1 <= t <= MAX_TAIL and r0 >= 0):
-        raise MalformedCertificate(f"evidence needs 0 <= r0 <= r1 <= tail <= {MAX_TAIL}")
-    return r0, r1, t
-
-
-def _inside(x: arb, lo: Fraction, hi: Fraction) -> bool | None:
-    """[x] ⊆ [lo, hi] (True), certainly not (False), or undecided (None)."""
-    if not x.is_finite():
-        return None
-    if lower_bound(x) >= to_ball(lo) and upper_bound(x) <= to_ball(hi):
-        return True
-    if x.upper() < to_ball(lo) or x.lower() > to_ball(hi):
-        return False
-    return None
-
-
-def _run(proof: Callable[[], str | None], prec: int) -> str | None:
-    """Run ``proof`` (None: holds; a string: the failing step; PrecisionError:
-    undecided, retried) at prec, 2 prec, 4 prec (the one decision loop)."""
-    failed: list[str] = []
-
-    def test(p: int) -> bool | None:
-        with working_precision(p):
-            try:
-                step = proof()
-            except PrecisionError as err:
-                failed[:] = [f"undecided: {err}"]
-                return None
-        failed[:] = [] if step is None else [step]
-        return True
-
-    try:
-        decide(test, start=prec, doublings=2, what="an optimum certificate's proof")
-    except PrecisionError:
-        return failed[0] if failed else "undecided"
-    return failed[0] if failed else None
-
-
-def check_switch(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fraction, prec: int) -> str | None:
-    """First failing step of a switch-point value certificate, or None."""
-    from certdp.verifier.mechs import NaiveFamily, parse  # noqa: PLC0415
-
-    if not isinstance(doc["mechanism"], str):
-        raise MalformedCertificate("a switch point needs its mechanism (a spec string)")
-    try:
-        mech = parse(doc["mechanism"])
-    except InputError as err:
-        raise MalformedCertificate(f"mechanism: {err}") from None
-    if not isinstance(mech, NaiveFamily):
-        raise MalformedCertificate("switch points are certified for sgd(...) and icea(...) only")
-    if assumptions_of(doc):
-        return "claim.assumptions lists hypotheses the mechanism does not have"
-    r0, r1, tail = _bracket(doc, tail=True)
-    naive = mech.naive()
-    sol = compile_ball(naive, (EPS,))
-    dsol = derivative_function(naive)  # guarded at breakpoints: NaN on a cell that holds one
-    if dsol is None:
-        return "the naive profile's derivative cannot be evaluated"
-
-    def dhat(x: arb) -> arb:  # min(1, δ̂) on the ball x (δ̂ > 0)
-        s = sol(x)
-        if not s.is_finite():
-            return arb(0).union(arb(1))
-        return arb(1) if s >= 1 else (s if s < 1 else s.union(arb(1)))
-
-    def q(x: arb) -> arb:
-        return (1 - dhat(x)) / (1 + x.exp())
-
-    def big_s(x: arb) -> arb:
-        return dsol(x) * (1 + x.exp()) + (1 - sol(x)) * x.exp()
-
-    def proof() -> str | None:
-        b0, b1, bt = lower_bound(to_ball(r0)), upper_bound(to_ball(r1)), upper_bound(to_ball(tail))
-        q_star, tail_q = q(b0).lower(), 1 / (1 + bt.exp())
-        if not tail_q < q_star:
-            if tail_q >= q(b0).upper():
-                return f"1/(1 + e^T) < q(r0) does not hold at T = {doc['evidence']['tail']}: the tail is not excluded"
-            raise PrecisionError("1/(1 + e^T) against q(r0)")
-
-        def below(c: arb) -> bool:
-            if sol(c).is_finite():
-                return bool(q(c).upper() < q_star)
-            return bool(((1 - dhat(upper_bound(c))) / (1 + lower_bound(c).exp())).upper() < q_star)
-
-        def left(c: arb) -> bool:
-            s = big_s(c)
-            return bool((s.is_finite() and s < 0) or below(c))
-
-        def right(c: arb) -> bool:
-            s = big_s(c)
-            return bool((s.is_finite() and s > 0) or below(c))
-
-        try:
-            if r0 > 0:
-                prove_on_cells(arb(0), b0, left, MAX_CELLS)
-        except CellBudgetExceeded:
-            return "a cell of [0, r0] has neither S < 0 nor q < q(r0): a maximiser may lie left of the bracket"
-        try:
-            if r1 < tail:
-                prove_on_cells(b1, bt, right, MAX_CELLS)
-        except CellBudgetExceeded:
-            return "a cell of [r1, T] has neither S > 0 nor q < q(r0): a maximiser may lie right of the bracket"
-        hull = b0.union(b1)
-        if not sol(hull).is_finite():
-            raise PrecisionError("δ̂ cannot be enclosed on the bracket")
-        inside = _inside(hull if quantity == "switch_eps" else dhat(hull), lo, hi)
-        if inside is None:
-            raise PrecisionError("δ̂ on the bracket against [lo, hi]")
-        return None if inside else f"{quantity} on the bracket is not inside [lo, hi]"
-
-    return _run(proof, prec)
+from certdp.numerics.ball import lower_bound, to_ball, upper_bound
+from certdp.verifier.gauss import CellBudgetExceeded, prove_on_cells
 
 
 def refined_setup(doc: Mapping[str, Any]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
@@ -219,7 +68,7 @@ def check_refined(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fract
     if set(needed) != set(stated):
         return ("claim rests on an unproved hypothesis it does not state: " + needed[0] if needed
                 else "claim.assumptions lists hypotheses the formula does not need")
-    r0, r1, _ = _bracket(doc, tail=False)
+    r0, r1, _ = bracket_of(doc["evidence"], "evidence", tail=False)
     d0 = (d + sympy.exp(e) - (1 - d) * sympy.exp(EPS)) / (1 + sympy.exp(e))
     fns = expression_functions(f.xreplace({DELTA: d0}))
     if fns is None:

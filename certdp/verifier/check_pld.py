@@ -48,7 +48,7 @@ from certdp.errors import InputError, check_budget
 from certdp.numerics.ball import (dyadic_to_fraction, fixed_point_units, lower_bound, to_ball, upper_bound,
                                   working_precision)
 from certdp.numerics.exact import exact
-from certdp.numerics.normal import Phi_ball, Phi_upper_ball
+from certdp.verifier.gauss import Phi_ball, Phi_upper_ball
 
 #: Limits on the stated discretisation (a certificate cannot ask for more work).
 MAX_BITS = 1024

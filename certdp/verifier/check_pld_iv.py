@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
-from mpmath import iv
+from mpmath import iv, libmp
 
-from certdp.verifier.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
+from certdp.verifier.check_pld import (_Pair, _compose_lower, compose, parse_evidence, parse_lower_evidence,
+                                       subsampled_gaussians)
 from certdp.errors import PrecisionError, check_budget
 from certdp.numerics import iv as kernel
+from certdp.verifier.phi_fixed import Pair, PhiTable, _scale, to_iv, to_pair
 
 
 def _x_of_loss(pair: _Pair, w: Any) -> Any:
@@ -54,6 +56,61 @@ def ceil_mpf(v: Any) -> int:
     return -((-num) // den)
 
 
+class _FixedMasses:
+    """Mixture masses of a pair's components between two ends, in fixed point (p bits):
+    Φ from the Taylor table (:mod:`certdp.verifier.phi_fixed`), or the rigorous erfc where
+    it does not apply; each end's z = (x − c)/σ and Φ are made once."""
+
+    def __init__(self, pair: _Pair, p: int) -> None:
+        self.pair, self.p = pair, p
+        self.table = PhiTable(p)
+        self.one = self.table.one
+        self.weights = {w: Fraction(w) for w, _ in (*pair.p, *pair.qq)}
+        self.zs: dict[tuple[Any, int], Pair] = {}
+        self.cache: dict[tuple[Any, int, bool], Pair] = {}
+
+    def z(self, end: Any, c: int, zfun: Callable[[Any, int], Pair]) -> Pair:
+        key = (end, c)
+        if key not in self.zs:
+            self.zs[key] = zfun(end, c)
+        return self.zs[key]
+
+    def phi(self, end: Any, c: int, upper: bool, zfun: Callable[[Any, int], Pair]) -> Pair:
+        """Φ(z), or the upper tail Φ(−z), at the end's z."""
+        key = (end, c, upper)
+        if key not in self.cache:
+            z = self.z(end, c, zfun)
+            z = (-z[1], -z[0]) if upper else z
+            try:
+                self.cache[key] = self.table.phi_cdf(z)
+            except PrecisionError:
+                self.cache[key] = to_pair(kernel.ncdf(to_iv(z, self.p)), self.p)
+        return self.cache[key]
+
+    def mass(self, comps: tuple, a: Any, b: Any, zfun: Callable[[Any, int], Pair]) -> Pair:
+        """Mixture mass between ends a and b (None: −∞ / +∞), as a fixed-point pair."""
+        lo = hi = 0
+        one = self.one
+        for w, c in comps:
+            za = None if a is None else self.z(a, c, zfun)
+            zb = None if b is None else self.z(b, c, zfun)
+            if za is not None and za[0] > 0:
+                x = self.phi(a, c, True, zfun)
+                y = (0, 0) if b is None else self.phi(b, c, True, zfun)
+                v = (x[0] - y[1], x[1] - y[0])
+            elif zb is not None and zb[1] < 0:
+                x = self.phi(b, c, False, zfun)
+                y = (0, 0) if a is None else self.phi(a, c, False, zfun)
+                v = (x[0] - y[1], x[1] - y[0])
+            else:
+                x = (0, 0) if a is None else self.phi(a, c, False, zfun)
+                y = (0, 0) if b is None else self.phi(b, c, True, zfun)
+                v = (one - x[1] - y[1], one - x[0] - y[0])
+            v = _scale((max(v[0], 0), v[1]), self.weights[w])
+            lo, hi = lo + v[0], hi + v[1]
+        return lo, hi
+
+
 def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[int], int]:
     """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up, in intervals."""
     lo, hi = pair.grid(h, z)
@@ -65,30 +122,13 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
             check_budget("re-deriving the one-step PLD in intervals", j, n)
         x = _x_of_loss(pair, (lo + j) * hb)
         ends.append(x if x is not None else ("below" if pair.sign > 0 else "above"))
-    cache: dict[tuple[int, int, bool], Any] = {}
+    fm = _FixedMasses(pair, iv.prec + 32)
 
-    def phi(j: int, c: int, upper: bool) -> Any:
-        """Φ((x_j − c)/σ), or its upper tail Φ(−(x_j − c)/σ)."""
-        key = (j, c, upper)
-        if key not in cache:
-            zz = (ends[j] - c) / s
-            cache[key] = kernel.ncdf(-zz if upper else zz)
-        return cache[key]
+    def zpair(j: int, c: int) -> Pair:
+        return to_pair((ends[j] - c) / s, fm.p)
 
     def mass(comps: tuple, a: int | None, b: int | None) -> Any:
-        """Mixture mass between ends a and b (None: −∞ / +∞)."""
-        total = iv.mpf(0)
-        for w, c in comps:
-            za = None if a is None else (ends[a] - c) / s
-            zb = None if b is None else (ends[b] - c) / s
-            if za is not None and za.a > 0:
-                v = phi(a, c, True) - (0 if b is None else phi(b, c, True))
-            elif zb is not None and zb.b < 0:
-                v = phi(b, c, False) - (0 if a is None else phi(a, c, False))
-            else:
-                v = 1 - (0 if a is None else phi(a, c, False)) - (0 if b is None else phi(b, c, True))
-            total += kernel.point(Fraction(w)) * v
-        return total
+        return to_iv(fm.mass(comps, a, b, zpair), fm.p)
 
     def idx(j: int) -> int | None:
         return None if isinstance(ends[j], str) else j
@@ -146,6 +186,76 @@ def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> A
         for sign in (1, -1):
             pld = compose(one_step(_Pair(sigma, q, sign), h, bits, z), count, bits, tau_units)
             d = f_eps_upper(pld, h, bits, eps)
+            best = d if best is None or d > best else best
+        return best
+    finally:
+        iv.prec = old
+
+
+def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ...]) -> tuple[int, list[int], int]:
+    """:func:`certdp.verifier.check_pld.one_step_lower` in intervals: each interval J of the
+    x-axis partition at ``cuts`` becomes one atom of loss ℓ_J = log(P(J)/Q(J)) at the grid
+    point ⌊lower(ℓ_J)/h⌋·h with mass P(J) rounded down to 2^−bits (a post-processing: it
+    lowers δ); intervals whose masses are not certainly positive are dropped."""
+    fm = _FixedMasses(pair, max(iv.prec, bits) + 32)
+    sig = pair.sigma
+
+    def zcut(i: int, c: int) -> Pair:  # (cut_i − c)/σ, exact rational, outward
+        v = (cuts[i] - c) / sig * 2**fm.p
+        return v.numerator // v.denominator, -((-v.numerator) // v.denominator)
+
+    ends: list[int | None] = [None, *range(len(cuts)), None]
+    atoms: dict[int, int] = {}
+    for j in range(len(ends) - 1):
+        if not j % 1024:
+            check_budget("re-deriving the lower one-step PLD in intervals", j, len(ends))
+        P = fm.mass(pair.p, ends[j], ends[j + 1], zcut)
+        Q = fm.mass(pair.qq, ends[j], ends[j + 1], zcut)
+        if not (P[0] > 0 and Q[0] > 0):
+            continue
+        raw = iv.log(to_iv(P, fm.p) / to_iv(Q, fm.p))._mpi_[0]  # lower end of ℓ_J
+        if raw in (libmp.fninf, libmp.finf, libmp.fnan):
+            continue
+        num, den = libmp.to_rational(raw)
+        k = math.floor(Fraction(num, den) / h)
+        c = P[0] >> (fm.p - bits)  # ⌊P(J)·2^bits⌋
+        if c > 0:
+            atoms[k] = atoms.get(k, 0) + c
+    if not atoms:
+        raise PrecisionError("the lower one-step PLD is empty")
+    lo, hi = min(atoms), max(atoms)
+    coeffs = [0] * (hi - lo + 1)
+    for k, c in atoms.items():
+        coeffs[k - lo] = c
+    return lo, coeffs, 0
+
+
+def f_eps_lower(pld: tuple[int, list[int], int], h: Fraction, bits: int, eps: Fraction) -> Any:
+    """Lower end of 2^−bits Σ_{y_k > ε} c_k (1 − e^{ε−y_k}) (no mass at +∞)."""
+    offset, cs, _ = pld
+    start = max(0, math.floor(eps / h) - offset + 1)
+    hb, eb = kernel.point(h), kernel.point(eps)
+    r = iv.exp(-hb)
+    acc = iv.mpf(0)
+    for c in reversed(cs[start:]):
+        acc = acc * r + c
+    val = sum(cs[start:]) - iv.exp(eb - (offset + start) * hb) * acc
+    return (val * iv.mpf(2) ** (-bits)).a
+
+
+def delta_lower(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> Any:
+    """Lower bound (an mpf) of δ_M(ε) = max over remove/add from the dominated PLDs of
+    ``evidence.pld_lower``, re-derived in intervals (only the integer composition is shared)."""
+    h, bits, tau, rem, add = parse_lower_evidence(ev)
+    sigma, q, count = subsampled_gaussians(mech)
+    tau_units = int(tau * (1 << bits))
+    old = iv.prec
+    iv.prec = prec
+    try:
+        best = None
+        for sign, cuts in ((1, rem), (-1, add)):
+            step = one_step_lower(_Pair(sigma, q, sign), h, bits, cuts)
+            d = f_eps_lower(_compose_lower(step, count, bits, tau_units), h, bits, eps)
             best = d if best is None or d > best else best
         return best
     finally:

@@ -37,7 +37,7 @@ from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
-from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball
+from certdp.verifier.gauss import delta_mu_ball, delta_mu_start_prec as _delta_mu_start_prec
 
 KINDS = ("not_gdp_except",)
 BOUNDS = ("all_sampled",)

@@ -39,7 +39,7 @@ from flint import arb, fmpz_poly
 from certdp.errors import InputError
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.exact import exact
-from certdp.numerics.normal import Phi_ball
+from certdp.verifier.gauss import Phi_ball
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 
 KINDS = ("not_dp_shuffled",)

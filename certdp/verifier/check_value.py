@@ -12,6 +12,10 @@ the one decision loop):
 * ``eps`` at δ (the smallest ε with δ_M(ε) ≤ δ; δ_M is non-increasing):
   ε* ≤ hi iff δ_M(hi) ≤ δ; ε* ≥ lo > 0 when δ_M(lo') > δ for every lo' < lo,
   which holds when δ_M(lo) > δ (lo > 0 needs an exact profile).
+* ``delta`` / ``eps`` answered by an accountant (DP-SGD, compositions): evidence
+  ``{"upper": <dp evidence>, "lower": <not_dp evidence>}`` (``lower`` iff lo > 0); each end
+  is checked as the ``dp`` / ``not_dp`` certificate it amounts to (:func:`end_documents`,
+  :mod:`certdp.verifier.check_dp`: the PLD evidence kinds).
 * ``switch_eps`` / ``switch_delta`` (the switch point of an sgd/icea refined
   profile) and ``refined_sigma`` / ``refined_eps0`` / ``refined_delta0`` (the
   noise refinement of a σ-formula): the extremum is re-proved on cells from the
@@ -31,7 +35,7 @@ Document::
                ["reported": "<printed decimal numeral>", "rounding": "nearest|up|down|truncate",
                 "verdict": "CONFIRMED" | "REFUTED"], ["assumptions": [...]]},
      "mechanism": "<spec string>" | null,
-     "evidence": {}, "precision": <bits>, "producer": "certdp X.Y.Z"}
+     "evidence": {} | {"upper": {...}, "lower": {...}}, "precision": <bits>, "producer": "certdp X.Y.Z"}
 """
 
 from __future__ import annotations
@@ -44,8 +48,8 @@ from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertif
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.ball import lower_bound, to_ball, upper_bound
 from certdp.numerics.decide import decide
-from certdp.numerics.exact import exact, printed_interval
-from certdp.numerics.gdp import delta_mu_ball
+from certdp.numerics.exact import exact, fraction_to_str, printed_interval
+from certdp.verifier.gauss import delta_mu_ball
 
 KINDS = ("value",)
 #: Quantities whose extremum :mod:`certdp.verifier.check_optimum` re-proves (it loads
@@ -55,6 +59,9 @@ REFINED = ("refined_sigma", "refined_eps0", "refined_delta0")
 QUANTITIES = {"mu_gdp": {"eps", "delta"}, "delta": {"eps"}, "eps": {"delta"},
               **{q: set() for q in SWITCH}, **{q: {"eps", "delta"} for q in REFINED}}
 ROUNDINGS = ("nearest", "up", "down", "truncate")
+#: Evidence of a ``delta``/``eps`` value answered by an accountant: a ``dp`` evidence for the
+#: upper end, a ``not_dp`` evidence for the lower end (:mod:`certdp.verifier.check_dp`).
+PLD_ENDS = ("upper", "lower")
 
 
 def _num(text: Any, where: str) -> Fraction:
@@ -90,8 +97,8 @@ def validate(doc: Mapping[str, Any]) -> tuple[Mapping[str, Any], str, dict[str, 
         raise MalformedCertificate(f"claim.quantity must be one of {sorted(QUANTITIES)}, got {q!r}")
     claim = _fields(doc["claim"], "claim", {"kind", "quantity", "at", "lo", "hi"} | ({"formula"} if q in REFINED else set()),
                     {"reported", "rounding", "verdict", "assumptions"})
-    if q not in SWITCH + REFINED:
-        _fields(doc["evidence"], "evidence", set(), set())  # the optima's evidence: check_optimum
+    if q not in SWITCH + REFINED:  # the optima's evidence: check_optimum; an accountant's: PLD bounds
+        _fields(doc["evidence"], "evidence", set(), set(PLD_ENDS) if q in ("delta", "eps") else set())
     at_raw = _fields(claim["at"], "claim.at", QUANTITIES[q], set())
     # a noise refinement's target may be a closed form (exp(-2)): parsed by check_optimum
     at = {} if q in REFINED else {k: _num(v, f"claim.at.{k}") for k, v in at_raw.items()}
@@ -126,7 +133,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
                      start: int) -> str | None:
     if q in SWITCH:
-        from certdp.verifier.check_optimum import check_switch  # noqa: PLC0415  (sympy)
+        from certdp.verifier.switch import check_switch  # noqa: PLC0415
 
         return check_switch(doc, q, lo, hi, start)
     if q in REFINED:
@@ -146,6 +153,8 @@ def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo
         return None
     if not isinstance(doc["mechanism"], str):
         raise MalformedCertificate("mechanism must be a spec string")
+    if doc["evidence"]:
+        return check_ends(doc, q, at, lo, hi, dp_check=None)
     mech = parse_mechanism(doc)
     step = known_facts_step(doc, mech)
     if step is not None:
@@ -170,6 +179,55 @@ def _check_enclosure(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo
         return f"δ_M(hi) > δ: the smallest ε exceeds hi = {doc['claim']['hi']}"
     if lo > 0 and _le(prof(lo), lambda: to_ball(delta), start):
         return f"δ_M(lo) <= δ: the smallest ε is at most lo = {doc['claim']['lo']}"
+    return None
+
+
+def end_documents(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction,
+                  hi: Fraction) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The ``dp`` certificate of the upper end and the ``not_dp`` certificate of the lower
+    end (None when lo = 0) of a ``delta``/``eps`` value with evidence ``upper``/``lower``:
+
+    * ``delta`` at ε: δ_M(ε) <= hi (dp at (ε, hi)); δ_M(ε) > lo (not_dp at (ε, lo));
+    * ``eps`` at δ: δ_M(hi) <= δ, so ε* <= hi; δ_M(lo) > δ, so ε* > lo (δ_M non-increasing)."""
+    ev, claim = doc["evidence"], doc["claim"]
+    if "upper" not in ev:
+        raise MalformedCertificate("evidence.lower needs evidence.upper (the upper end's dp evidence)")
+    if lo > 0 and "lower" not in ev:
+        raise MalformedCertificate("claim.lo > 0 needs evidence.lower (the lower end's not_dp evidence)")
+    if lo == 0 and "lower" in ev:
+        raise MalformedCertificate("evidence.lower proves a positive claim.lo only")
+    extra = {"assumptions": claim["assumptions"]} if "assumptions" in claim else {}
+
+    def sub(kind: str, eps: Fraction, delta: Fraction, evidence: Any) -> dict[str, Any]:
+        c = {"kind": kind, "eps": fraction_to_str(eps), "delta": fraction_to_str(delta), **extra}
+        return {**doc, "claim": c, "evidence": evidence}
+
+    if q == "delta":
+        up = sub("dp", at["eps"], hi, ev["upper"])
+        low = sub("not_dp", at["eps"], lo, ev["lower"]) if lo > 0 else None
+    else:
+        up = sub("dp", hi, at["delta"], ev["upper"])
+        low = sub("not_dp", lo, at["delta"], ev["lower"]) if lo > 0 else None
+    if q == "delta" and not hi < 1:
+        raise MalformedCertificate("claim.hi of a delta must be below 1")
+    return up, low
+
+
+def check_ends(doc: Mapping[str, Any], q: str, at: dict[str, Fraction], lo: Fraction, hi: Fraction,
+               dp_check: Callable[[Mapping[str, Any]], tuple[bool, str | None]] | None) -> str | None:
+    """First failing step of an accountant's ``delta``/``eps`` value (evidence ``upper``/``lower``),
+    each end checked as a dp / not_dp certificate by ``dp_check`` (the flint kernel's by default)."""
+    if dp_check is None:
+        from certdp.verifier.check_dp import check as dp_check  # noqa: PLC0415
+
+    up, low = end_documents(doc, q, at, lo, hi)
+    ok, step = dp_check(up)
+    if not ok:
+        return f"upper end: {step}"
+    if low is not None:
+        ok, step = dp_check(low)
+        if not ok:
+            return f"lower end: {step}"
     return None
 
 

@@ -35,9 +35,10 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.cells import second_order_holds
+from certdp.verifier.gauss import second_order_holds
 from certdp.verifier.facts import assumptions_of, known_facts_step, parse_mechanism
 from certdp.verifier.slopes import ball_functions
+from certdp.verifier.switch import Refined, reach_of, refined_mechanism
 from certdp.verifier.schema import (
     GDP_KINDS,
     MalformedCertificate,
@@ -47,7 +48,7 @@ from certdp.verifier.schema import (
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.decide import decide
 from certdp.numerics.exact import exact
-from certdp.numerics.gdp import _delta_mu_start_prec, delta_mu_ball
+from certdp.verifier.gauss import delta_mu_ball, delta_mu_start_prec as _delta_mu_start_prec
 
 
 #: Largest certificate file the checker reads (bytes); see docs/certificates.md.
@@ -177,7 +178,7 @@ def _check_gdp(doc: Mapping[str, Any], mech: Any) -> None:
             if y <= _dmu(mu, b, p):  # first order: upper(δ_A(a)) <= lower(δ_μ(b))
                 return True
             if fns is None:
-                fns = _functions_for_spec(doc["mechanism"]) or False
+                fns = (mech.functions() if isinstance(mech, Refined) else _functions_for_spec(doc["mechanism"])) or False
             if not fns:
                 return False
             P, dP = fns
@@ -272,9 +273,13 @@ def _check_document(doc: Any) -> CheckResult:
     kind = doc["claim"]["kind"]
     if kind in GDP_KINDS:
         validate_gdp(doc)
-        mech = parse_mechanism(doc)
+        mech = refined_mechanism(doc, parse_mechanism(doc, naive_ok=True))
         summary = claim_summary(doc)
         try:
+            if isinstance(mech, Refined):
+                step = mech.prove(doc["precision"], reach_of(doc))
+                if step is not None:
+                    raise StepFailed(f"switch point: {step}")
             _check_gdp(doc, mech)
         except StepFailed as err:
             return CheckResult(False, summary, str(err))

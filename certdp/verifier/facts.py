@@ -13,22 +13,31 @@ from typing import Any, Mapping
 from certdp.verifier.schema import MalformedCertificate
 from certdp.errors import InputError
 
-#: Catalog entries the checker refuses (they are not in its table): the σ-formula
-#: mechanisms need symbolic solving (``tradeoff``) and a float-guided search for
-#: the switch point of their refined profile, which the independent checker does not do.
+#: Catalog entries the checker refuses in profile-based claims: ``tradeoff`` needs
+#: symbolic solving; ``sgd``/``icea`` only alone in a GDP claim (``naive_ok``) or a
+#: switch-point value, whose evidence brackets the switch point of their refined profile.
 NOT_CHECKABLE = ("tradeoff", "sgd", "icea")
 
 
-def parse_mechanism(doc: Mapping[str, Any]) -> Any:
+def parse_mechanism(doc: Mapping[str, Any], naive_ok: bool = False) -> Any:
     """The certificate's mechanism, parsed by the spec grammar (no eval) into the
-    checker's table; MalformedCertificate on any problem."""
-    from certdp.verifier.mechs import parse  # noqa: PLC0415
+    checker's table; MalformedCertificate on any problem.  ``naive_ok``: a bare
+    ``sgd(...)``/``icea(...)`` is accepted too (a GDP claim on its refined profile,
+    whose switch point the evidence brackets: :mod:`certdp.verifier.switch`)."""
+    from certdp.verifier.mechs import NaiveFamily, parse  # noqa: PLC0415
 
     if not isinstance(doc.get("mechanism"), str):
         raise MalformedCertificate("mechanism must be a spec string")
     try:
         return parse(doc["mechanism"], exclude=NOT_CHECKABLE)
     except InputError as err:
+        if naive_ok:
+            try:
+                mech = parse(doc["mechanism"], exclude=("tradeoff",))
+            except InputError:
+                mech = None
+            if isinstance(mech, NaiveFamily):
+                return mech
         raise MalformedCertificate(f"mechanism: {err}") from None
 
 

@@ -47,7 +47,7 @@ from certdp.errors import InputError
 from certdp.expr.spec_grammar import SpecParser
 from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound
 from certdp.numerics.exact import exact
-from certdp.numerics.gdp import delta_mu_ball
+from certdp.verifier.gauss import delta_mu_ball
 
 
 def _symbolic() -> tuple[Any, Any]:
@@ -525,7 +525,7 @@ class Compose(Mech):
             else:
                 r = _q(q) / (1 - _q(q))
                 w = [_q(q) ** i * (1 - _q(q)) ** (self.k - i) for i in range(self.k + 1)]
-            return sympy.Add(*(sympy.binomial(self.k, i) * w[i] * sympy.Max(r ** (self.k - 2 * i) - sympy.exp(EPS), 0)
+            return sympy.Add(*(sympy.binomial(self.k, i) * w[i] * sympy.Max(r ** (self.k - 2 * i) - sympy.exp(EPS), 0, evaluate=False)
                                for i in range((self.k + 1) // 2)))
         return _gdp_expr(sympy.sqrt(_q(self.gdp_mu_squared())))
 
@@ -666,6 +666,20 @@ class NaiveFamily(Mech):
         if any(v <= 0 for v in self.params.values()):
             raise InputError(f"{self.name}: parameters must be positive, got "
                              + ", ".join(f"{k}={v}" for k, v in self.params.items()))
+
+    def naive_ball(self, x: arb) -> arb:
+        """δ̂ over the ball ``x`` (sympy-free; not finite where ICEA's pole at 0 is in ``x``)."""
+        if self.name == "sgd":
+            c = to_ball(self.params["sigma"] / self.params["A"])
+            return to_ball(self.params["B"]) * (-((c * x) ** 2)).exp()
+        return to_ball(self.params["n"]) * (-to_ball(self.params["m"]) / 10).exp() / x
+
+    def dnaive_ball(self, x: arb) -> arb:
+        """δ̂' over the ball ``x``: −2c²x δ̂(x) (sgd, c = σ/A), −K/x² (icea, K = n e^{−m/10})."""
+        if self.name == "sgd":
+            c = to_ball(self.params["sigma"] / self.params["A"])
+            return -2 * c * c * x * self.naive_ball(x)
+        return -to_ball(self.params["n"]) * (-to_ball(self.params["m"]) / 10).exp() / (x * x)
 
     def naive(self) -> sympy.Expr:
         """δ̂(ε) in :data:`EPS` (exact rationals)."""

@@ -22,9 +22,10 @@ MAX_CELLS = 250_000  # = certdp.analyses.gdpt.MAX_CELLS, the most a measurement 
 
 #: claim kind -> (required claim fields, optional claim fields, required evidence, optional evidence)
 GDP_KINDS: dict[str, tuple[set[str], set[str], set[str], set[str]]] = {
-    "gdp": ({"kind", "mu", "eps_max"}, {"mu_lower", "assumptions"}, {"cells", "tail"}, {"witness"}),
-    "gdp_head": ({"kind", "mu", "eps_max"}, {"mu_lower", "residual", "assumptions"}, {"cells", "tail"}, {"witness"}),
-    "not_gdp": ({"kind", "mu"}, {"assumptions"}, {"witness"}, set()),
+    "gdp": ({"kind", "mu", "eps_max"}, {"mu_lower", "assumptions"}, {"cells", "tail"}, {"witness", "switch"}),
+    "gdp_head": ({"kind", "mu", "eps_max"}, {"mu_lower", "residual", "assumptions"}, {"cells", "tail"},
+                 {"witness", "switch"}),
+    "not_gdp": ({"kind", "mu"}, {"assumptions"}, {"witness"}, {"switch"}),
 }
 
 

@@ -36,7 +36,7 @@ from flint import arb
 from certdp.verifier.mechs import (ApproxDP, ClipReify, Compose, DiscreteLaplace, GaussianDP, Laplace, Mech,
                                       RandomizedResponse, Subsample, UserProfile, _pure_loss)
 from certdp.numerics.ball import to_ball
-from certdp.numerics.cells import delta_mu_slope_ball
+from certdp.verifier.gauss import delta_mu_slope_ball
 
 Slope = Callable[[arb], arb]
 

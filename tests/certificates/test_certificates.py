@@ -273,6 +273,8 @@ def test_checker_imports_only_the_kernel():
         "certdp.verifier.facts",
         "certdp.verifier.slopes",  # the table's slopes in balls (second-order cells)
         "certdp.verifier.check_iv",  # the second kernel (itself kernel-only, see test_architecture)
+        "certdp.verifier.gauss",  # the checker's own Gaussian primitives (issue 36)
+        "certdp.verifier.switch",  # the switch point of sgd/icea refined profiles
     )
     cells_src = (ROOT / "certdp" / "numerics" / "cells.py").read_text()
     for node in ast.walk(ast.parse(cells_src)):

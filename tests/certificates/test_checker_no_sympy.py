@@ -1,8 +1,8 @@
 """Checking a certificate with no user expression loads no sympy (issue 36).
 
 One certificate of each kind the CLI and the audit write for catalog mechanisms
-(no ``profile("...")`` spec, no ``claim.formula``, no sgd/icea/tradeoff) is
-written here, then all are checked by ``certdp verify`` in one fresh interpreter,
+(no ``profile("...")`` spec, no ``claim.formula``; sgd/icea measurements and switch
+points, accountant value claims included) is written here, then all are checked by ``certdp verify`` in one fresh interpreter,
 which reports after each file whether sympy (or the expression evaluator, the
 safe parser) has been imported.  Cells of ``gdp`` certificates that the first-order
 test leaves undecided use the table's slopes in balls
@@ -95,6 +95,45 @@ id = "gdp_exact"
 mechanism = "gaussian(sigma=1)"
 kind = "gdp"
 mu = "1"
+
+[[claim]]
+id = "value_switch_eps"
+mechanism = "sgd(A=2, B=1, sigma=2)"
+kind = "value"
+quantity = "switch_eps"
+at = {}
+reported = "1.188"
+
+[[claim]]
+id = "value_switch_delta"
+mechanism = "icea(m=20, n=4)"
+kind = "value"
+quantity = "switch_delta"
+at = {}
+reported = "0.468"
+
+[[claim]]
+id = "value_eps_accountant"
+mechanism = "dpsgd(noise=2, rate=1/100, steps=10)"
+kind = "value"
+quantity = "eps"
+at = { delta = "1e-5" }
+reported = "0.066"
+rounding = "up"
+
+[[claim]]
+id = "not_dp_law"
+mechanism = "compose(subsample(laplace(scale=1), rate=1/10), k=10)"
+kind = "not_dp"
+eps = "0.01"
+delta = "1e-5"
+
+[[claim]]
+id = "gdp_sgd_refined"
+mechanism = "sgd(A=2, B=1, sigma=2)"
+kind = "gdp"
+mu = "1.9"
+residual = "1e-20"
 '''
 
 #: CLI commands that write a certificate to the path appended with --certificate.
@@ -108,6 +147,8 @@ COMMANDS = {
     "profile_discrete_gaussian": ["profile", "compose(discrete_gaussian(sigma=2), k=3)", "--delta", "1e-5"],
     "account_items": ["account", "--mechanism", "subsample(gaussian(sigma=1), rate=1/10)", "--times", "10",
                       "--mechanism", "laplace(scale=1)", "--eps", "1"],
+    "measure_sgd": ["measure", "sgd(A=2, B=1, sigma=2)"],
+    "measure_icea": ["measure", "icea(m=20, n=4)"],
     "prdp": ["prdp", "counterexample", "--eps", "0.5", "--delta", "0.01", "--eps-hat", "1"],
     "dpsgd_shuffle": ["dpsgd", "--noise", "1", "--batch-size", "100", "--dataset-size", "10000", "--epochs", "1",
                       "--delta", "1e-5", "--sampling", "shuffle"],
@@ -146,7 +187,8 @@ def test_every_kind_is_covered(certificates):
     assert {"dp", "not_dp", "value", "gdp", "not_gdp", "gdp_exact", "gdp_except", "not_gdp_except",
             "adp_not_prdp", "not_dp_shuffled"} <= kinds, kinds
     evidence = {k for p in certificates for k in json.loads(p.read_text())["evidence"]}
-    assert {"pld", "pld_lower", "pld_items", "pld_profile", "cells"} <= evidence, evidence
+    assert {"pld", "pld_lower", "pld_items", "pld_profile", "pld_law", "pld_law_lower", "cells", "switch",
+            "bracket", "upper", "lower"} <= evidence, evidence
 
 
 def test_checking_them_imports_no_sympy(certificates):

@@ -154,8 +154,24 @@ def test_seed_optima_are_certified_and_contain_the_truth(docs):
             assert mpmath.nstr(_true_value(doc), 12, strip_zeros=False).startswith(expected[cid][:12]), cid
 
 
-def test_the_mpmath_kernel_says_it_needs_flint(docs):
-    valid, step = check_iv(docs["sgd-eps"])
+def test_the_mpmath_kernel_rechecks_switch_points(docs):
+    # switch points: the same proof in mpmath intervals (certdp.verifier.switch_iv); it agrees
+    # with flint on the seeds' certificates and on mutants whose truth mpmath decides
+    for cid in ("sgd-eps", "sgd-delta", "icea-eps", "icea-delta"):
+        assert check_iv(docs[cid]) == (True, None), cid
+        for field in ("lo", "hi"):
+            bad = copy.deepcopy(docs[cid])
+            lo, hi = Fraction(bad["claim"]["lo"]), Fraction(bad["claim"]["hi"])
+            bad["claim"][field] = str(hi + (hi - lo) * 4 if field == "lo" else lo - (hi - lo) * 4)
+            bad["claim"]["lo"], bad["claim"]["hi"] = sorted((bad["claim"]["lo"], bad["claim"]["hi"]), key=Fraction)
+            assert not _true(bad)
+            assert not check_iv(bad)[0] and not check(bad).valid, (cid, field)
+        bad = copy.deepcopy(docs[cid])
+        bad["evidence"]["bracket"] = ["1.1", "1.15"]  # excludes the switch point
+        assert not check_iv(bad)[0]
+    # noise refinements still need the flint kernel, and say so
+    valid, step = check_iv(docs["noise-sigma"] if "noise-sigma" in docs else next(
+        d for c, d in docs.items() if d["claim"]["quantity"].startswith("refined_")))
     assert not valid and "flint kernel" in step
 
 
