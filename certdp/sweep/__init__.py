@@ -24,7 +24,21 @@ from certdp.sweep.runner import Progress, SweepAborted, executor, run_tasks, win
 from certdp.sweep.store import ResultStore
 
 __all__ = ["Grid", "Progress", "Quantity", "SweepAborted", "SweepSummary", "executor", "load_grid", "parse_grid",
-           "run_sweep", "run_tasks", "window_for"]
+           "results_frame", "run_sweep", "run_tasks", "verdicts_frame", "window_for"]
+
+
+def results_frame(path: str, *, floats: bool = False):  # noqa: ANN201 - a pandas DataFrame
+    """A sweep's results file as a pandas DataFrame (:func:`certdp.sweep.frames.results_frame`)."""
+    from certdp.sweep.frames import results_frame as _f  # noqa: PLC0415 (pandas loads on first use)
+
+    return _f(path, floats=floats)
+
+
+def verdicts_frame(verdicts, *, floats: bool = False):  # noqa: ANN001, ANN201
+    """Audit verdicts as a pandas DataFrame (:func:`certdp.sweep.frames.verdicts_frame`)."""
+    from certdp.sweep.frames import verdicts_frame as _f  # noqa: PLC0415
+
+    return _f(verdicts, floats=floats)
 
 
 @dataclass(frozen=True)
