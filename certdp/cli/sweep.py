@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="progress on stderr even when it is not a terminal (default: only on a terminal)")
     shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
     add_json_flag(p)  # the summary (the table itself is the --out file)
-    p.set_defaults(handler=_run)
+    p.set_defaults(handler=_run, progress_points="")  # its own progress line (ProgressLine), nothing inside a point
 
 
 def _clock(seconds: float | None) -> str:
@@ -60,11 +60,11 @@ def _clock(seconds: float | None) -> str:
 
 class ProgressLine:
     """points done/total, rate and ETA on stderr: one rewritten line on a
-    terminal, otherwise a line every few seconds."""
+    terminal, otherwise one line per finished point (a log)."""
 
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
-        self.every = 0.2 if self.tty else 5.0
+        self.every = 0.2 if self.tty else 0.0
         self.last = 0.0
         self.shown = False
 
