@@ -55,3 +55,25 @@ def test_shown_output_is_real(cmd, shown, tmp_path, capsys, monkeypatch):
     printed = [ln.rstrip() for ln in capsys.readouterr().out.splitlines()]
     for line in shown:
         assert line in printed, f"README shows {line!r} under {cmd!r}; the command prints:\n" + "\n".join(printed)
+
+
+def test_from_python_block_runs_and_its_comments_hold():
+    """The README's "From Python" block runs; a comment that shows a value ('...' or True)
+    is what the line evaluates to."""
+    block = README.split("**From Python**", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    env: dict = {}
+    checked = 0
+    for line in block.splitlines():
+        code, _, comment = line.partition("  # ")
+        code, comment = code.strip(), comment.strip()
+        if code.startswith("import"):
+            exec(code, env)  # noqa: S102 - the README's own code
+            continue
+        value = eval(code, env)  # noqa: S307
+        if comment.startswith("'"):
+            assert value == comment.split("'")[1], line
+            checked += 1
+        elif comment.split()[:1] == ["True"]:
+            assert value is True, line
+            checked += 1
+    assert checked >= 2
