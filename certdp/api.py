@@ -60,9 +60,9 @@ Enclosures = Union[list[Enclosure], "numpy.ndarray"]
 Option = Union[Real, bool, None]
 
 
-def _exact(x: Real | None) -> Real | None:
+def _exact(x: Real | None, name: str = "value") -> Real | None:
     """A numpy scalar or 0-d array as an exact int or Fraction (:mod:`certdp.numerics.numpy_scalars`)."""
-    return from_numpy(x)
+    return from_numpy(x, name)
 
 
 def _count(k: Count) -> int:
@@ -96,7 +96,7 @@ def _each(mech: Mechanism, targets: Reals, which: str) -> Enclosures:
     closed forms are evaluated per point (there is no run to share)."""
     from certdp.analyses.dispatch import accountant_for, upper_only  # noqa: PLC0415
 
-    values = [_exact(t) for t in targets]
+    values = [_exact(t, "eps" if which == "delta" else "delta") for t in targets]
     found = accountant_for(mech)
     if found is None:
         one = delta_of if which == "delta" else eps_of
@@ -124,7 +124,7 @@ def delta(mech: str | Mechanism, eps: Real | Reals) -> Answer | Enclosures:
     default grid: a single ε may get a narrower answer, refined for it alone)."""
     if _many(eps):
         return _each(mechanism(mech), eps, "delta")  # type: ignore[arg-type]
-    return delta_of(mechanism(mech), _exact(eps))  # type: ignore[arg-type]
+    return delta_of(mechanism(mech), _exact(eps, "eps"))  # type: ignore[arg-type]
 
 
 @overload
@@ -136,7 +136,7 @@ def epsilon(mech: str | Mechanism, delta: Real | Reals) -> Answer | Enclosures:
     of δ gives a list (array) of Enclosures from one accountant run (see :func:`delta`)."""
     if _many(delta):
         return _each(mechanism(mech), delta, "epsilon")  # type: ignore[arg-type]
-    return eps_of(mechanism(mech), _exact(delta))  # type: ignore[arg-type]
+    return eps_of(mechanism(mech), _exact(delta, "delta"))  # type: ignore[arg-type]
 
 
 def gdp(mech: str | Mechanism, width: Real = Fraction(1, 10**6), **options: Option) -> GDPAnswer:
@@ -144,7 +144,7 @@ def gdp(mech: str | Mechanism, width: Real = Fraction(1, 10**6), **options: Opti
     trade-off curve is Gaussian, else the GDPT measurement of Liu et al. 2022
     §4 — strict, η = 0, for compositions of pure DP / randomized response — or
     the accountant's "μ-GDP except η" report) — what ``certdp measure`` prints."""
-    return gdp_of(mechanism(mech), width=_exact(width), **{k: _exact(v) for k, v in options.items()})  # type: ignore[arg-type]
+    return gdp_of(mechanism(mech), width=_exact(width, "width"), **{k: _exact(v, k) for k, v in options.items()})  # type: ignore[arg-type]
 
 
 def tradeoff(mech: str | Mechanism, alpha: Real) -> Answer:
@@ -152,14 +152,14 @@ def tradeoff(mech: str | Mechanism, alpha: Real) -> Answer:
     (:func:`certdp.analyses.dispatch.tradeoff_of`)."""
     from certdp.analyses.dispatch import tradeoff_of  # noqa: PLC0415
 
-    return tradeoff_of(mechanism(mech), _exact(alpha))
+    return tradeoff_of(mechanism(mech), _exact(alpha, "alpha"))
 
 
 def gdpt(mech: str | Mechanism, eps: Real, *, width: Real = Fraction(1, 10**12)) -> Enclosure:
     """Certified G(ε) = μ_GDP(ε, δ_M(ε)), the Gaussian DP transformation (Liu et al. 2022 Def 4.1)."""
     from certdp.analyses.gdpt import gdpt as _gdpt  # noqa: PLC0415
 
-    return _gdpt(mechanism(mech), _exact(eps), width=_exact(width))
+    return _gdpt(mechanism(mech), _exact(eps, "eps"), width=_exact(width, "width"))
 
 
 def identify(target: str | Mechanism | sympy.Expr, *, validate: bool = True) -> Identification:
@@ -190,7 +190,7 @@ def dpsgd(noise: Real, rate: Real | None = None, steps: Count | None = None, *, 
     from certdp.analyses.accountants.dpsgd import dpsgd as _dpsgd, schedule  # noqa: PLC0415
 
     rate, steps, epochs, batch_size, dataset_size = (
-        _exact(rate), _count(steps) if steps is not None else None, _exact(epochs),
+        _exact(rate, "rate"), _count(steps) if steps is not None else None, _exact(epochs, "epochs"),
         _count(batch_size) if batch_size is not None else None, _count(dataset_size) if dataset_size is not None else None)
     targets = delta if _many(delta) else eps if _many(eps) else None
     if targets is not None:
@@ -199,11 +199,11 @@ def dpsgd(noise: Real, rate: Real | None = None, steps: Count | None = None, *, 
         q, T, _ = schedule(rate=rate, steps=steps, epochs=epochs, batch_size=batch_size, dataset_size=dataset_size)
         from certdp.numerics.exact import exact, fraction_to_str  # noqa: PLC0415
 
-        sigma = fraction_to_str(exact(_exact(noise), "noise"))
+        sigma = fraction_to_str(exact(_exact(noise, "noise"), "noise"))
         spec = f"compose(subsample(gaussian(sigma={sigma}), rate={fraction_to_str(q)}), k={T})"
         return _each(mechanism(spec), targets, "epsilon" if delta is not None else "delta")
-    return _dpsgd(_exact(noise), rate, steps, delta=_exact(delta), eps=_exact(eps), epochs=epochs,  # type: ignore[arg-type]
-                  batch_size=batch_size, dataset_size=dataset_size, **{k: _exact(v) for k, v in options.items()})
+    return _dpsgd(_exact(noise, "noise"), rate, steps, delta=_exact(delta, "delta"), eps=_exact(eps, "eps"), epochs=epochs,  # type: ignore[arg-type]
+                  batch_size=batch_size, dataset_size=dataset_size, **{k: _exact(v, k) for k, v in options.items()})
 
 
 def calibrate(spec: str, param: str, *, eps: Real, delta: Real, resolution: Real = Fraction(1, 1000),
@@ -218,8 +218,8 @@ def calibrate(spec: str, param: str, *, eps: Real, delta: Real, resolution: Real
     ``start``."""
     from certdp.analyses.calibrate import calibrate as _calibrate  # noqa: PLC0415
 
-    return _calibrate(spec, param, eps=_exact(eps), delta=_exact(delta), resolution=_exact(resolution),  # type: ignore[arg-type]
-                      **{k: _exact(v) for k, v in options.items()})  # type: ignore[arg-type]
+    return _calibrate(spec, param, eps=_exact(eps, "eps"), delta=_exact(delta, "delta"), resolution=_exact(resolution, "resolution"),  # type: ignore[arg-type]
+                      **{k: _exact(v, k) for k, v in options.items()})  # type: ignore[arg-type]
 
 
 def rdp(mech: str | Mechanism, count: Count = 1) -> RDPAccountant:
@@ -240,13 +240,13 @@ def rdp_epsilon(mech: str | Mechanism, delta: Real, count: Count = 1, *, convers
     2020 Prop 12) or ``"classic"`` (Mironov 2017 Prop 3) conversion (default: the
     better).  Returns a bound with ``.enclosure`` = [0, hi] (an upper bound only,
     never a lower one), ``.upper``, ``.order`` and ``.conversion``."""
-    return _rdp_accountant(mech, count, orders).epsilon_bound(_exact(delta), conversion)  # type: ignore[arg-type]
+    return _rdp_accountant(mech, count, orders).epsilon_bound(_exact(delta, "delta"), conversion)  # type: ignore[arg-type]
 
 
 def rdp_delta(mech: str | Mechanism, eps: Real, count: Count = 1, *, conversion: str | None = None,
               orders: Sequence[Real] | None = None) -> RDPBound:
     """Certified upper bound on δ(ε) by the Rényi-DP route; see :func:`rdp_epsilon`."""
-    return _rdp_accountant(mech, count, orders).delta_bound(_exact(eps), conversion)  # type: ignore[arg-type]
+    return _rdp_accountant(mech, count, orders).delta_bound(_exact(eps, "eps"), conversion)  # type: ignore[arg-type]
 
 
 def zcdp(mech: str | Mechanism, count: Count = 1) -> Enclosure:
@@ -258,7 +258,7 @@ def zcdp(mech: str | Mechanism, count: Count = 1) -> Enclosure:
 def _rdp_accountant(mech: str | Mechanism, count: Count, orders: Sequence[Real] | None) -> RDPAccountant:
     from certdp.analyses.accountants.rdp import ORDERS, RDPAccountant  # noqa: PLC0415
 
-    orders = ORDERS if orders is None else [_exact(a) for a in orders]
+    orders = ORDERS if orders is None else [_exact(a, "order") for a in orders]
     return RDPAccountant(orders=orders).compose(mechanism(mech), _count(count))  # type: ignore[arg-type]
 
 
@@ -276,7 +276,7 @@ def delta_mu(mu: Real, eps: Real, **options: Option) -> Enclosure:
     from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import delta_mu as _f  # noqa: PLC0415
 
-    return monotone(lambda m, e: _f(m, e, **options), (_exact(mu), "mu", +1), (_exact(eps), "eps", -1))
+    return monotone(lambda m, e: _f(m, e, **options), (_exact(mu, "mu"), "mu", +1), (_exact(eps, "eps"), "eps", -1))
 
 
 def mu_gdp(eps: Real, delta: Real, **options: Option) -> Enclosure:
@@ -285,7 +285,7 @@ def mu_gdp(eps: Real, delta: Real, **options: Option) -> Enclosure:
     from certdp.numerics.gdp import mu_from_eps_delta  # noqa: PLC0415
 
     options = _conservative_width(options)
-    return monotone(lambda e, d: mu_from_eps_delta(e, d, **options), (_exact(eps), "eps", +1), (_exact(delta), "delta", +1))
+    return monotone(lambda e, d: mu_from_eps_delta(e, d, **options), (_exact(eps, "eps"), "eps", +1), (_exact(delta, "delta"), "delta", +1))
 
 
 def eps_gdp(mu: Real, delta: Real, **options: Option) -> Enclosure:
@@ -294,7 +294,7 @@ def eps_gdp(mu: Real, delta: Real, **options: Option) -> Enclosure:
     from certdp.numerics.gdp import eps_from_mu_delta  # noqa: PLC0415
 
     options = _conservative_width(options)
-    return monotone(lambda m, d: eps_from_mu_delta(m, d, **options), (_exact(mu), "mu", +1), (_exact(delta), "delta", -1))
+    return monotone(lambda m, d: eps_from_mu_delta(m, d, **options), (_exact(mu, "mu"), "mu", +1), (_exact(delta, "delta"), "delta", -1))
 
 
 def tradeoff_mu(mu: Real, alpha: Real, **options: Option) -> Enclosure:
@@ -302,14 +302,14 @@ def tradeoff_mu(mu: Real, alpha: Real, **options: Option) -> Enclosure:
     from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import tradeoff_mu as _f  # noqa: PLC0415
 
-    return monotone(lambda m, a: _f(m, a, **options), (_exact(mu), "mu", -1), (_exact(alpha), "alpha", -1))
+    return monotone(lambda m, a: _f(m, a, **options), (_exact(mu, "mu"), "mu", -1), (_exact(alpha, "alpha"), "alpha", -1))
 
 
 def adp_to_prdp(eps: Real, delta: Real, eps_hat: Real, **options: Option) -> Enclosure:
     """δ̂ with (ε, δ)-ADP ⇒ (ε̂, δ̂)-PrDP (Guingona et al. 2023 §2)."""
     from certdp.analyses.prdp import adp_to_prdp as _f  # noqa: PLC0415
 
-    return _f(_exact(eps), _exact(delta), _exact(eps_hat), **options)
+    return _f(_exact(eps, "eps"), _exact(delta, "delta"), _exact(eps_hat, "eps_hat"), **options)
 
 
 def verify(path: str) -> CheckResult:
@@ -328,7 +328,7 @@ def mu_pure_dp(eps0: Real, **options: Option) -> Enclosure:
     from certdp.expr.brackets import monotone  # noqa: PLC0415
     from certdp.numerics.gdp import mu_from_pure_dp  # noqa: PLC0415
 
-    return monotone(lambda e: mu_from_pure_dp(e, **options), (_exact(eps0), "eps0", +1))
+    return monotone(lambda e: mu_from_pure_dp(e, **options), (_exact(eps0, "eps0"), "eps0", +1))
 
 
 def phi(mech: str | Mechanism, count: Count = 1, *, method: str = "auto", **options: Option) -> PhiAccountant:
@@ -353,7 +353,7 @@ def pld(mech: str | Mechanism, count: Count = 1, *, h: Real | None = None, **opt
     step (default chosen from the composition; a coarser grid only widens them)."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
 
-    return PLDAccountant(h=_exact(h), **options).compose(mechanism(mech), _count(count))  # type: ignore[arg-type]
+    return PLDAccountant(h=_exact(h, "h"), **options).compose(mechanism(mech), _count(count))  # type: ignore[arg-type]
 
 
 def switch_point(mech: str | Mechanism, **options: int) -> SwitchPoint:
@@ -392,7 +392,7 @@ def is_adp(table: Table, eps: Real, delta: Real, **labels: Labels) -> DPCheck:
     Returns a check with ``holds``, ``margin`` (δ − sup) and ``witness``."""
     from certdp.analyses.prdp.finite import is_adp as _f  # noqa: PLC0415
 
-    return _f(_finite(table, labels), _exact(eps), _exact(delta))
+    return _f(_finite(table, labels), _exact(eps, "eps"), _exact(delta, "delta"))
 
 
 def is_prdp(table: Table, eps: Real, delta: Real, **labels: Labels) -> DPCheck:
@@ -401,7 +401,7 @@ def is_prdp(table: Table, eps: Real, delta: Real, **labels: Labels) -> DPCheck:
     Def 2.2)?  Arguments and result as for :func:`is_adp`."""
     from certdp.analyses.prdp.finite import is_prdp as _f  # noqa: PLC0415
 
-    return _f(_finite(table, labels), _exact(eps), _exact(delta))
+    return _f(_finite(table, labels), _exact(eps, "eps"), _exact(delta, "delta"))
 
 
 def counterexample(eps: Real, delta: Real, eps_hat: Real) -> Counterexample:
@@ -410,7 +410,7 @@ def counterexample(eps: Real, delta: Real, eps_hat: Real) -> Counterexample:
     verdicts ``adp`` and ``prdp``, the Lemma 3.1 ``conditions`` and ``valid``."""
     from certdp.analyses.prdp.constructions import theorem_3_2  # noqa: PLC0415
 
-    return theorem_3_2(_exact(eps), _exact(delta), _exact(eps_hat))
+    return theorem_3_2(_exact(eps, "eps"), _exact(delta, "delta"), _exact(eps_hat, "eps_hat"))
 
 
 __all__ = ["mechanism", "delta", "epsilon", "gdp", "gdpt", "identify", "dpsgd", "calibrate", "rdp", "rdp_epsilon",
