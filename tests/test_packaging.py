@@ -57,12 +57,12 @@ def test_flint_is_capped_at_the_tested_minor():
 
 def test_certdp_proofs_needs_a_checkout(monkeypatch, tmp_path, capsys):
     """Without the checkout's proofs/ folder `certdp proofs` is a one-line error, not a traceback."""
-    import certdp
+    import certdp.cli.proofs as cmd
     from certdp.cli import main
 
-    fake = tmp_path / "site" / "certdp"
+    fake = tmp_path / "site" / "certdp" / "cli"
     fake.mkdir(parents=True)
-    monkeypatch.setattr(certdp, "__file__", str(fake / "__init__.py"))
+    monkeypatch.setattr(cmd, "__file__", str(fake / "proofs.py"))  # an installed wheel: no proofs/ beside it
     import importlib.util
 
     real = importlib.util.find_spec  # an installed wheel: no `proofs` anywhere on the path

@@ -16,10 +16,9 @@ def _checkout_proofs():  # noqa: ANN202 - the proofs package of the source check
     import pathlib  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    import certdp  # noqa: PLC0415
     from certdp.errors import InputError  # noqa: PLC0415
 
-    root = pathlib.Path(certdp.__file__).resolve().parents[1]
+    root = pathlib.Path(__file__).resolve().parents[2]  # certdp/cli/proofs.py -> the checkout's root
     if importlib.util.find_spec("proofs") is None:
         if not (root / "proofs" / "__init__.py").is_file():
             raise InputError("certdp proofs runs the machine-checked facts of a source checkout (the proofs/ folder "
