@@ -201,8 +201,20 @@ def test_typed_package():
     assert (pathlib.Path(certdp.__file__).parent / "py.typed").is_file()
     from certdp import api
 
+    import ast
+    import inspect
+    import typing
+
+    # the names the annotations use: the module's globals plus its TYPE_CHECKING imports
+    namespace = dict(vars(api))
+    tree = ast.parse(inspect.getsource(api))
+    (guarded,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+    exec(compile(ast.Module(body=guarded.body, type_ignores=[]), "api", "exec"), namespace)  # noqa: S102
     for name in certdp.API:
-        hints = getattr(api, name).__annotations__  # strings (postponed evaluation)
+        fn = getattr(api, name)
+        hints = fn.__annotations__  # strings (postponed evaluation)
         assert "return" in hints, name
         for arg, hint in hints.items():
             assert "Any" not in str(hint) and "object" not in str(hint), (name, arg, hint)
+        resolved = typing.get_type_hints(fn, globalns=namespace)  # every annotation names a real type
+        assert set(resolved) == set(hints), name
