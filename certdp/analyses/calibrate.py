@@ -55,7 +55,7 @@ class GridFact:
     meets: bool | None  # True: δ <= target proved; False: δ > target proved; None: undecided
 
     def to_json(self) -> dict:
-        return {"value": fraction_to_str(self.value), "delta": self.answer.enclosure, "method": self.answer.method,
+        return {"value": fraction_to_str(self.value), "delta": self.answer.enclosure.to_json(), "method": self.answer.method,
                 "meets_target": self.meets}
 
 

@@ -40,6 +40,11 @@ class Answer:
     kind: ProfileKind = ProfileKind.EXACT
     assumptions: tuple[str, ...] = ()
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types only (``json.dumps`` takes it): the enclosure as outward decimal strings."""
+        return {"enclosure": self.enclosure.to_json(), "method": self.method, "kind": self.kind.value,
+                "assumptions": list(self.assumptions)}
+
 
 def _answer(mech: Mechanism, enc: Enclosure, method: str) -> Answer:
     """Wrap a two-sided enclosure in what the mechanism's profile supports."""
@@ -484,6 +489,18 @@ class GDPAnswer:
     def exact(self) -> bool:
         """Strict μ-GDP with μ known exactly (the Gaussian route)."""
         return self.method.startswith("exact")
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types only (``json.dumps`` takes it); absent parts are null, η = 0 is ``"residual": null``."""
+        def enc(e: Enclosure | None) -> dict[str, str] | None:
+            return None if e is None else e.to_json()
+
+        return {"spec": self.spec, "mu": enc(self.mu), "residual": enc(self.residual),
+                "strict_mu_at_least": enc(self.strict_mu_at_least),
+                "strict_mu_at_most": None if self.strict_mu_at_most is None else
+                {"from_eps": str(self.strict_mu_at_most[0]), "mu": self.strict_mu_at_most[1].to_json()},
+                "exact": self.exact, "method": self.method, "kind": self.kind.value,
+                "assumptions": list(self.assumptions)}
 
 
 def check_residual(x: object, name: str = "residual") -> Fraction:

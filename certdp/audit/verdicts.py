@@ -54,6 +54,9 @@ class Verdict:
     assumptions: tuple[str, ...] = ()
     #: why a decided claim gets no certificate (with ``want_certificate``), else None
     no_certificate: str | None = None
+    #: what ``enclosure`` encloses: "δ(ε=1)" for a dp claim, "μ" for a gdp claim, the
+    #: quantity of a value claim (:func:`quantity_label`)
+    quantity: str = ""
 
     def __post_init__(self) -> None:
         if self.assumptions and self.valid_guarantee is not None:
@@ -71,6 +74,7 @@ class Verdict:
             "detail": self.detail,
             "method": self.method,
             "assumptions": list(self.assumptions),
+            "quantity": self.quantity,
             **({} if self.no_certificate is None else {"no_certificate": self.no_certificate}),
         }
 
@@ -357,9 +361,27 @@ def _s(q: Fraction) -> str:
     return format_number(q)
 
 
+def quantity_label(claim: Claim) -> str:
+    """What a verdict's enclosure encloses, in the audit table's words."""
+    if claim.kind in ("dp", "not_dp"):
+        from certdp.mechanisms.format import format_number  # noqa: PLC0415
+
+        return f"δ(ε={format_number(claim.eps)})"
+    if claim.kind == "gdp":
+        return "μ (GDP)"
+    return claim.quantity or ""
+
+
 def audit_claim(claim: Claim, want_certificate: bool = False) -> Verdict:
     """Certified verdict for one claim (never raises on analysis limits:
-    those become INCONCLUSIVE/UNSUPPORTED with the reason)."""
+    those become INCONCLUSIVE/UNSUPPORTED with the reason); ``quantity`` names what
+    the enclosure encloses."""
+    import dataclasses  # noqa: PLC0415
+
+    return dataclasses.replace(_audit_claim(claim, want_certificate), quantity=quantity_label(claim))
+
+
+def _audit_claim(claim: Claim, want_certificate: bool) -> Verdict:
     try:
         if claim.kind in ("dp", "not_dp"):
             return _dp(claim, want_certificate)

@@ -13,7 +13,8 @@ import importlib
 import sys
 from typing import Sequence
 
-from certdp.cli.common import DEFAULT_BUDGET, add_budget_flag, add_digits_flag, add_progress_flags, run_handler
+from certdp.cli.common import (DEFAULT_BUDGET, add_budget_flag, add_digits_flag, add_progress_flags, plain_text,
+                               run_handler)
 
 #: Subcommand modules, in the order ``certdp --help`` lists them.
 COMMAND_MODULES = [
@@ -54,7 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
         add_progress_flags(leaf)
         add_budget_flag(leaf, DEFAULT_BUDGET)
         add_digits_flag(leaf)
+    _plain_help(parser)
     return parser
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """--help is read in a terminal: the Sphinx markup of the docstrings the commands reuse
+    as descriptions (````x````, ``:func:`x```) becomes plain text, here, once for every parser."""
+    parser.description, parser.epilog = plain_text(parser.description), plain_text(parser.epilog)
+    for action in parser._actions:
+        action.help = plain_text(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = plain_text(choice.help)
+            for sub in dict.fromkeys(action.choices.values()):
+                _plain_help(sub)
 
 
 def _leaf_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:

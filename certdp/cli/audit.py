@@ -34,12 +34,14 @@ def _claim_budget(seconds: float) -> tuple[float, str]:
 
 
 def _table(verdicts: list) -> str:
-    rows = [("id", "verdict", "enclosure", "printed", "valid guarantee")]
+    # which quantity the enclosure column shows, per claim (δ at the claim's ε, μ, a value's quantity)
+    rows = [("id", "verdict", "quantity", "certified enclosure", "printed", "valid guarantee")]
     for v in verdicts:
         valid = {True: "yes", False: "NO", None: "-"}[v.valid_guarantee]
         shown = v.verdict + (" (assuming)" if v.assumptions else "")
-        rows.append((v.id, shown, "-" if v.enclosure is None else str(v.enclosure), v.printed or "-", valid))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        rows.append((v.id, shown, v.quantity or "-", "-" if v.enclosure is None else str(v.enclosure), v.printed or "-",
+                     valid))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     details = [f"  {v.id}: {v.detail}" + (f"  [{v.method}]" if v.method else "") for v in verdicts
                if v.verdict != "CONFIRMED" or v.assumptions]
@@ -139,13 +141,15 @@ def _run(args: argparse.Namespace) -> int:
         print(_table(verdicts))
         if want:
             print(_certificate_summary(verdicts))
-    decided = all(v.verdict in ("CONFIRMED", "REFUTED") for v in verdicts)
-    return EXIT_OK if decided else EXIT_UNDECIDED
+    # the README's one rule: 0 when every verdict is positive (each claim CONFIRMED); 1 for a
+    # negative (REFUTED) or undecided one (INCONCLUSIVE, UNSUPPORTED), so a CI job fails on it
+    return EXIT_OK if all(v.verdict == "CONFIRMED" for v in verdicts) else EXIT_UNDECIDED
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit", help="audit published privacy claims (TOML claims file)", description=__doc__
-                       + " Exit 0 when every claim is decided, 1 if any is INCONCLUSIVE or UNSUPPORTED, 2 on a malformed file.")
+                       + " Exit 0 when every claim is CONFIRMED, 1 if any is REFUTED, INCONCLUSIVE or UNSUPPORTED "
+                       "(a negative or undecided verdict), 2 on a malformed file.")
     p.add_argument("file", nargs="?", help="claims file (TOML)")
     p.add_argument("--builtin", metavar="NAME", help="a bundled claims file: 'seeds' (the seed papers) or 'literature' (published DP-SGD claims, docs/audits/literature.md)")
     p.add_argument("--certificates", metavar="DIR",
@@ -158,6 +162,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="time budget per claim (default 300): a claim that needs more is INCONCLUSIVE with the "
                         "reason and the audit goes on; --budget bounds the whole audit the same way")
     add_json_flag(p)
-    p.set_defaults(handler=_run)
+    # --progress off a terminal: one line per claim decided, not the work inside a claim
+    p.set_defaults(handler=_run, progress_points="auditing claims")
 
 

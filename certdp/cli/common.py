@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any, Callable
 
@@ -18,6 +19,18 @@ from certdp.numerics.enclosure import Enclosure
 EXIT_OK = 0
 EXIT_UNDECIDED = 1
 EXIT_BAD_INPUT = 2
+
+
+_ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|exc|obj|ref|doc|math):`~?([^`]+)`")
+
+
+def plain_text(text: str | None) -> str | None:
+    """Text without Sphinx markup, for a terminal: ``:func:`~a.b.c``` → ``c``,
+    ``:mod:`a.b``` → ``a.b``, ````x```` → ``x`` (argparse's ``%`` escapes untouched)."""
+    if not text:
+        return text
+    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1] if m.group(0).count("~") else m.group(1), text)
+    return text.replace("``", "")
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -35,9 +48,25 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+#: Options that steer the run, not the question: not echoed under "input".
+_NOT_INPUTS = frozenset({"handler", "json", "progress", "quiet", "budget", "display_digits", "command", "certificate",
+                         "certificates", "output", "out", "jobs", "dask"})
+
+
+def echoed_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The inputs a command answered, as given on the command line (strings stay strings:
+    ``1e-5`` is echoed as ``"1e-5"``, a closed form as its text); options left unset are omitted."""
+    return {k: v for k, v in vars(args).items()
+            if k not in _NOT_INPUTS and v is not None and v is not False and isinstance(v, (str, int, float, list))}
+
+
 def emit(args: argparse.Namespace, human: str | Callable[[], str], data: Any) -> None:
-    """Print ``data`` as JSON if ``--json`` was given, else the human text."""
+    """Print ``data`` as JSON if ``--json`` was given, else the human text.  A JSON object
+    gets the key ``"input"``: the inputs it answered (:func:`echoed_inputs`), one rule for
+    every command."""
     if getattr(args, "json", False):
+        if isinstance(data, dict) and "input" not in data:
+            data = {"input": echoed_inputs(args), **data}
         print(json.dumps(to_jsonable(data)))
     else:
         print(human() if callable(human) else human)
@@ -86,13 +115,16 @@ def _reporter(args: argparse.Namespace):  # noqa: ANN202 - a RichReporter or a n
 
     if getattr(args, "quiet", False):
         return nullcontext(None)
+    points = getattr(args, "progress_points", None)  # a command over many points (audit, sweep)
+    if points == "":  # the command prints its own line per point (sweep)
+        return nullcontext(None)
     if getattr(args, "progress", False) or sys.stderr.isatty():
         try:
             from certdp.cli.display import RichReporter  # noqa: PLC0415
             import rich  # noqa: F401, PLC0415
         except ImportError:  # rich missing: run without a display
             return nullcontext(None)
-        return RichReporter(delay=0.0 if getattr(args, "progress", False) else 0.5)
+        return RichReporter(delay=0.0 if getattr(args, "progress", False) else 0.5, points=points)
     return nullcontext(None)
 
 

@@ -13,7 +13,10 @@ class RichReporter:
     Use as a context manager around the work (it removes the display)."""
 
     def __init__(self, delay: float = 0.5, rate: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, points: str | None = None) -> None:
+        #: off a terminal, a command over many points (the audit's claims) prints one line per
+        #: finished point of this task and nothing of the work inside a point
+        self._points = points
         self._start = clock()
         self._clock = clock
         self._delay = delay
@@ -23,6 +26,13 @@ class RichReporter:
         self._console = None
         self._tasks: dict[str, int] = {}
         self._counts: dict[str, int] = {}
+
+    def _is_terminal(self) -> bool:
+        if self._console is None:
+            from rich.console import Console  # noqa: PLC0415 - only when something is shown
+
+            self._console = Console(stderr=True)
+        return bool(self._console.is_terminal)
 
     def __enter__(self) -> "RichReporter":
         return self
@@ -34,6 +44,11 @@ class RichReporter:
     def __call__(self, task: str, done: int | None, total: int | None) -> None:
         now = self._clock()
         self._counts[task] = self._counts.get(task, 0) + 1 if done is None else done
+        if self._points is not None and not self._is_terminal():
+            if task == self._points:
+                self._console.print(f"certdp: {task}: {self._counts[task]}" + (f"/{total}" if total else ""),  # type: ignore[union-attr]
+                                    highlight=False, markup=False)
+            return
         if now - self._start < self._delay or now - self._last < self._interval:
             return
         self._last = now

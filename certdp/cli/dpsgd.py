@@ -144,8 +144,12 @@ def _run(args: argparse.Namespace) -> int:
                 from certdp.mechanisms.format import format_number  # noqa: PLC0415
 
                 eta = res.settings.get("residual")
-                eta_s = format_number(Fraction(eta)) if eta is not None else f"<= {res.residual.hi_str(6)}"
-                lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η = {eta_s}")
+                exact_eta = None if eta is None else format_number(Fraction(eta))
+                # a short exact η as it is; a long fraction (5218758221145/37778931862957161709568) as an
+                # outward decimal: rounded up, the weaker statement, still proved (the exact one is in --json)
+                eta_s = (f"= {exact_eta}" if exact_eta is not None and "/" not in exact_eta
+                         else f"<= {res.residual.hi_str(6)}")
+                lines.append(f"  μ-GDP except residual: μ ∈ {res.mu}, residual η {eta_s}")
                 lines.append(f"    proved: δ(ε) <= δ_μ(ε) + η for all ε >= 0 with μ = {res.mu.hi_str(8)}")
             lines.append(f"  strict GDP: μ >= √T/σ ∈ {res.strict_mu_at_least} (tail, Liu et al. 2022 Thm 4.4)")
             if res.regret is not None:

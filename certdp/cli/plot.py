@@ -172,7 +172,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("what", choices=["gdpt", "profile", "tradeoff"])
     p.add_argument("spec", help="mechanism spec")
-    p.add_argument("-o", "--output", required=True, help="output file (.png or .pdf)")
+    p.add_argument("-o", "--output", required=True,
+                   help="output file; its extension picks the format: " + ", ".join(f".{f}" for f in sorted(_FORMATS)))
     p.add_argument("--eps-max", dest="eps_max", default="5", help="right end of the eps axis (default 5)")
     p.add_argument("--points", type=int, default=100, help="number of grid intervals (default 100)")
     p.add_argument("--mu", default=None, help="comma-separated reference mu values (default 1,2,4)")

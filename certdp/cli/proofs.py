@@ -1,4 +1,8 @@
-"""``certdp proofs``: run the machine-checked facts in ``proofs/`` and print a table."""
+"""``certdp proofs``: run the machine-checked facts in ``proofs/`` and print a table.
+
+The facts live in the repository's ``proofs/`` folder, next to the ``certdp``
+package of a source checkout (an editable install included); the wheel does not
+install them as a top-level package.  Without a checkout the command says so."""
 
 from __future__ import annotations
 
@@ -7,8 +11,26 @@ import argparse
 from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag, emit
 
 
+def _checkout_proofs():  # noqa: ANN202 - the proofs package of the source checkout
+    import importlib.util  # noqa: PLC0415
+    import pathlib  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from certdp.errors import InputError  # noqa: PLC0415
+
+    root = pathlib.Path(__file__).resolve().parents[2]  # certdp/cli/proofs.py -> the checkout's root
+    if importlib.util.find_spec("proofs") is None:
+        if not (root / "proofs" / "__init__.py").is_file():
+            raise InputError("certdp proofs runs the machine-checked facts of a source checkout (the proofs/ folder "
+                             "is not installed with the package): clone the repository and run it there")
+        sys.path.insert(0, str(root))
+    import proofs  # noqa: PLC0415
+
+    return proofs
+
+
 def _run(args: argparse.Namespace) -> int:
-    from proofs import run_all
+    run_all = _checkout_proofs().run_all
 
     results = run_all()
 

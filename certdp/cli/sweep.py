@@ -7,7 +7,10 @@ GRID.toml names a spec template, axes of exact numbers and the quantities
 points is refused.  Rows are appended to --out as points finish; running the
 same command again skips the finished points (a row certdp did not write —
 edited, duplicated, outside the grid — is refused); the finished file is
-sorted in grid order.  --budget bounds the whole sweep: when it is spent the
+sorted in grid order.  An axis may gain values between runs: the finished
+points are reused (a per-point cache keyed by the point and the grid's
+settings), only the new ones are computed.  --json prints the summary (the
+file, its columns, the counts) as one JSON object.  --budget bounds the whole sweep: when it is spent the
 finished rows stay and the same command resumes.  Exit 0 when every point
 succeeded, 1 when some point failed (its row says why) or the budget ran out,
 2 on bad input.
@@ -20,7 +23,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED
+from certdp.cli.common import EXIT_OK, EXIT_UNDECIDED, add_json_flag
 
 if TYPE_CHECKING:
     from certdp.sweep.runner import Progress
@@ -44,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     shown.add_argument("--progress", action="store_true",
                        help="progress on stderr even when it is not a terminal (default: only on a terminal)")
     shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
-    p.set_defaults(handler=_run)
+    add_json_flag(p)  # the summary (the table itself is the --out file)
+    p.set_defaults(handler=_run, progress_points="")  # its own progress line (ProgressLine), nothing inside a point
 
 
 def _clock(seconds: float | None) -> str:
@@ -56,11 +60,11 @@ def _clock(seconds: float | None) -> str:
 
 class ProgressLine:
     """points done/total, rate and ETA on stderr: one rewritten line on a
-    terminal, otherwise a line every few seconds."""
+    terminal, otherwise one line per finished point (a log)."""
 
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
-        self.every = 0.2 if self.tty else 5.0
+        self.every = 0.2 if self.tty else 0.0
         self.last = 0.0
         self.shown = False
 
@@ -105,7 +109,13 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if line is not None:
             line.end()
-    if not args.quiet:
+    if args.json:  # the inputs answered, the file, the counts (load the table: certdp.sweep.results_frame)
+        import json  # noqa: PLC0415
+
+        print(json.dumps({"grid": args.grid, "out": args.out, "columns": list(grid.columns), "points": summary.total,
+                          "computed": summary.computed, "resumed": summary.resumed, "failed": summary.failed,
+                          "seconds": round(summary.seconds, 3)}))
+    elif not args.quiet:
         print(f"{summary.total} points: {summary.computed} computed, {summary.resumed} already in {args.out}, "
               f"{summary.failed} failed ({summary.seconds:.1f} s)")
     return EXIT_OK if summary.failed == 0 else EXIT_UNDECIDED

@@ -125,6 +125,11 @@ class SwitchPoint:
     naive_until: Fraction
     tail: int = 60
 
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON types only: the enclosures as outward decimal strings, exact numbers as strings."""
+        return {"eps": self.eps.to_json(), "delta": self.delta.to_json(), "naive_until": str(self.naive_until),
+                "tail": self.tail}
+
 
 class TradeoffMechanism(Mechanism):
     """Mechanism given by a privacy–utility equation σ = f(ε, δ) (Liu et al. 2022 §2, App. B).

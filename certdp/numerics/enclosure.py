@@ -9,10 +9,12 @@ printed upper end ``>=`` ``hi``, so a printed enclosure is still an enclosure.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 from typing import Any, Callable, Iterator, Mapping
 
@@ -20,15 +22,7 @@ from flint import arb
 
 from certdp.errors import InputError, PrecisionError
 from certdp.numerics.decide import decide
-from certdp.numerics.ball import (
-    MAX_PREC,
-    exact_bits,
-    exact_ball,
-    lower_bound,
-    to_ball,
-    upper_bound,
-    working_precision,
-)
+from certdp.numerics.ball import MAX_PREC, exact_ball, exact_bits, lower_bound, to_ball, upper_bound, working_precision
 from certdp.numerics.exact import parse_decimal
 
 #: Significant digits of the decimal strings in JSON output.
@@ -230,10 +224,10 @@ class Enclosure:
             return self.lo.union(self.hi)
 
     @property
-    def width(self) -> arb:
-        """An upper bound on ``hi - lo`` (exact when representable)."""
+    def width(self) -> float:
+        """``hi - lo`` as the smallest float >= it (rounded up: ``inf`` beyond floats; ``hi_exact - lo_exact`` is exact)."""
         with working_precision(self._bits()):
-            return upper_bound(self.hi - self.lo)
+            return _float_toward(upper_bound(self.hi - self.lo), down=False)
 
     @property
     def mid(self) -> float:
@@ -246,7 +240,7 @@ class Enclosure:
             return 0.0 if self.lo == self.hi else math.inf
         small = self.lo if self.lo > 0 else -self.hi
         with working_precision(64):
-            return float((self.width / small).upper())
+            return float(((self.hi - self.lo) / small).upper())  # a ball holding the quotient: its upper end
 
     def _bits(self) -> int:
         bits = 64
@@ -318,38 +312,22 @@ class Enclosure:
     def certainly_lt(self, x: object) -> bool | None:
         """True if every value is ``< x``; False if none is; None if undecided."""
         lo_x, hi_x = _ends(x)
-        if _cmp(self.hi, lo_x) < 0:
-            return True
-        if _cmp(self.lo, hi_x) >= 0:
-            return False
-        return None
+        return True if _cmp(self.hi, lo_x) < 0 else False if _cmp(self.lo, hi_x) >= 0 else None
 
     def certainly_le(self, x: object) -> bool | None:
         """True if every value is ``<= x``; False if none is; None if undecided."""
         lo_x, hi_x = _ends(x)
-        if _cmp(self.hi, lo_x) <= 0:
-            return True
-        if _cmp(self.lo, hi_x) > 0:
-            return False
-        return None
+        return True if _cmp(self.hi, lo_x) <= 0 else False if _cmp(self.lo, hi_x) > 0 else None
 
     def certainly_gt(self, x: object) -> bool | None:
         """True if every value is ``> x``; False if none is; None if undecided."""
-        lo_x, hi_x = _ends(x)
-        if _cmp(self.lo, hi_x) > 0:
-            return True
-        if _cmp(self.hi, lo_x) <= 0:
-            return False
-        return None
+        le = self.certainly_le(x)  # > is decided exactly where <= is, with the opposite answer
+        return None if le is None else not le
 
     def certainly_ge(self, x: object) -> bool | None:
         """True if every value is ``>= x``; False if none is; None if undecided."""
-        lo_x, hi_x = _ends(x)
-        if _cmp(self.lo, hi_x) >= 0:
-            return True
-        if _cmp(self.hi, lo_x) < 0:
-            return False
-        return None
+        lt = self.certainly_lt(x)
+        return None if lt is None else not lt
 
     def _decided(self, verdict: bool | None, op: str, other: object) -> bool:
         if verdict is None:
@@ -462,15 +440,15 @@ class Enclosure:
         return f"Enclosure{self}"
 
     def __format__(self, spec: str) -> str:
-        """``f"{enc}"`` is ``str(enc)``; ``f"{enc:.6}"`` prints both ends with 6
-        significant digits, rounded outward."""
-        if not spec:
-            return str(self)
-        digits = spec[1:] if spec.startswith(".") else spec
-        if not digits.isdigit() or not 1 <= int(digits) <= 1000:
-            raise ValueError(f"Enclosure format spec must be '.N' (significant digits), got {spec!r}")
-        d = int(digits)
-        return f"[{self.lo_str(d)}, {self.hi_str(d)}]"
+        """The format mini-language (``f"{e:.6f}"``, ``.3e``, ``.4g``, ``.2%``, sign, grouping; fill/align/width
+        for the whole) on each exact end, rounded outward: ``[lo, hi]``, or ``[x]`` when both print alike
+        (an exact point).  ``.6`` alone is 6 significant digits; ``""`` is ``str(e)``."""
+        m = _FORMAT_SPEC.fullmatch(spec)
+        if m is None:
+            raise ValueError(f"invalid format spec for an Enclosure: {spec!r}")
+        ends = [str(self)[1:-1]] if m["prec"] is None and not m["type"] else dict.fromkeys(
+            _format_end(v, down, m, int(m["prec"] or 6)) for v, down in ((self.lo, True), (self.hi, False)))
+        return format("[" + ", ".join(ends) + "]", f"{m['fill'] or ''}{m['align'] or ''}{m['width'] or ''}")
 
     def _repr_html_(self) -> str:
         return f"<code>{self}</code>"
@@ -557,6 +535,31 @@ def _float_toward(v: arb, down: bool) -> float:
     elif not down and fb < v:
         f = math.nextafter(f, math.inf)
     return f
+
+
+_FORMAT_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<flags>[-+ ]?#?)(?P<width>\d+)?(?P<group>[,_])?"
+                          r"(?:\.(?P<prec>\d{1,4}))?(?P<type>[eEfFgG%]?)", re.DOTALL)
+
+
+def _format_end(v: arb, down: bool, m: re.Match, p: int) -> str:
+    """One end of :meth:`Enclosure.__format__`: the exact ``v`` rounded (``down`` or up) to the
+    spec's digits first, so that Decimal's formatter, which prints it, rounds nothing."""
+    kind, alt, spec = m["type"].lower(), "#" in m["flags"], m["flags"].rstrip("#") + ("," if m["group"] else "")
+    if not kind:  # ".N": N significant digits, as lo_str/hi_str print them
+        return decimal_string(v, max(p, 1), "down" if down else "up")
+    if kind in ("f", "%"):  # p digits after the point: floor/ceil of v·10^p (·100 for %)
+        k = (math.floor if down else math.ceil)(_dyadic_fraction(v) * 10 ** (p + 2 * (kind == "%")))
+        return format(Decimal(f"{k}e{-p - 2 * (kind == '%')}"), f"{spec}.{p}{m['type']}").replace(",", m["group"] or ",")
+    digits = p + 1 if kind == "e" else max(p, 1)  # significant digits (".0g" is one, as for floats)
+    d = Decimal(decimal_string(v, digits + 1, "down" if down else "up", strip=False))  # quantized below
+    e10 = d.adjusted()  # the decimal exponent of the end
+    with localcontext(prec=digits + 8, rounding=ROUND_FLOOR if down else ROUND_CEILING):
+        fixed = kind == "g" and -4 <= e10 < max(p, 1)  # Python's rule for 'g'
+        places = max(digits - 1 - e10, 0) if fixed else digits - 1
+        d = (d if fixed else d.scaleb(-e10)).quantize(Decimal(f"1e{-places}"))  # outward again: a digit too many
+    text = format(d, f"{spec}.{places}f")
+    text = text.rstrip("0").rstrip(".") if kind == "g" and not alt and "." in text else text  # 'g': no trailing 0s
+    return text.replace(",", m["group"] or ",") + ("" if fixed else f"{'E' if m['type'].isupper() else 'e'}{e10:+03d}")
 
 
 def _latex(text: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from concurrent.futures import Executor
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from certdp.errors import BudgetExceeded, check_budget
 from certdp.errors import budget as time_budget
@@ -23,8 +23,29 @@ from certdp.sweep.point import Deadline, compute_point
 from certdp.sweep.runner import Progress, SweepAborted, executor, run_tasks, window_for
 from certdp.sweep.store import ResultStore
 
+if TYPE_CHECKING:  # pandas loads with the frames only
+    import os
+
+    import pandas
+
+    from certdp.sweep.frames import Verdicts
+
 __all__ = ["Grid", "Progress", "Quantity", "SweepAborted", "SweepSummary", "executor", "load_grid", "parse_grid",
-           "run_sweep", "run_tasks", "window_for"]
+           "results_frame", "run_sweep", "run_tasks", "verdicts_frame", "window_for"]
+
+
+def results_frame(path: str | os.PathLike[str], *, floats: bool = False) -> pandas.DataFrame:
+    """A sweep's results file as a pandas DataFrame (:func:`certdp.sweep.frames.results_frame`)."""
+    from certdp.sweep.frames import results_frame as _f  # noqa: PLC0415 (pandas loads on first use)
+
+    return _f(path, floats=floats)
+
+
+def verdicts_frame(verdicts: Verdicts, *, floats: bool = False) -> pandas.DataFrame:
+    """Audit verdicts as a pandas DataFrame (:func:`certdp.sweep.frames.verdicts_frame`)."""
+    from certdp.sweep.frames import verdicts_frame as _f  # noqa: PLC0415
+
+    return _f(verdicts, floats=floats)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,12 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "eps": (("delta",), ()),
     "delta": (("eps",), ()),
     "mu": ((), ("residual", "width")),
+    # the value of the spec's free parameter `param` (a name, not an axis) certified to meet
+    # (eps, delta) on the grid resolution·Z (certdp.analyses.calibrate; `certdp calibrate`)
+    "calibrate": (("param", "eps", "delta"), ("resolution", "more_private")),
 }
+#: Parameters that are words, not numbers: the accepted values (None: an identifier).
+_WORDS: dict[str, tuple[str, ...] | None] = {"param": None, "more_private": ("larger", "smaller")}
 #: The rule each parameter must satisfy, by its owner (a residual: the audit's rule too).
 _RULES = {"residual": check_residual, "width": check_positive}
 #: Columns after the quantities' columns.
@@ -77,6 +82,8 @@ class Quantity:
 
     @property
     def columns(self) -> tuple[str, ...]:
+        if self.kind == "calibrate":  # the value (empty: none found), whether it is proved optimal, δ there
+            return (f"{self.name}_value", f"{self.name}_optimal", f"{self.name}_delta_lo", f"{self.name}_delta_hi")
         cols = (f"{self.name}_lo", f"{self.name}_hi")
         if self.kind == "mu":
             cols += ("residual_hi" if self.name == "mu" else f"{self.name}_residual_hi",)
@@ -215,8 +222,16 @@ class Grid:
                 "quantities": [{"kind": q.kind, "name": q.name, **dict(q.params)} for q in self.quantities]}
 
     def fingerprint(self) -> str:
+        """SHA-256 of :meth:`describe`: the grid itself."""
         text = json.dumps(self.describe(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def settings_fingerprint(self) -> str:
+        """SHA-256 of what a point's row depends on besides the point: the template, the axis
+        names (in order) and the quantities — not the axis values, so a row stays valid when
+        an axis gains (or loses) values: the key of the per-point cache (:mod:`certdp.sweep.store`)."""
+        doc = {"spec": self.spec, "axes": list(self.axis_names), "quantities": self.describe()["quantities"]}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _number(value: object, where: str) -> Fraction:
@@ -264,8 +279,6 @@ def _quantity(i: int, raw: object) -> Quantity:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: expected a [[quantity]] table")
     kind = raw.get("kind")
-    if kind == "calibrate":
-        raise InputError(f"{where}: kind 'calibrate' is not available yet (it waits for certified calibration in the router)")
     if kind not in KINDS:
         raise InputError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
     required, optional = KINDS[kind]
@@ -280,7 +293,13 @@ def _quantity(i: int, raw: object) -> Quantity:
         raise InputError(f"{where} ({kind}): needs {', '.join(missing)}")
     params = []
     for k in (*required, *optional):
-        if k in raw:
+        if k in raw and k in _WORDS:
+            word, allowed = raw[k], _WORDS[k]
+            if not isinstance(word, str) or not (_IDENT.match(word) if allowed is None else word in allowed):
+                raise InputError(f"{where} ({kind}): {k} must be " + ("an identifier" if allowed is None else
+                                 " or ".join(repr(a) for a in allowed)) + f", got {word!r}")
+            params.append((k, word))
+        elif k in raw:
             value = _number(raw[k], f"{where} {k}")
             if k in _RULES:
                 try:
@@ -318,6 +337,10 @@ def parse_grid(text: str) -> Grid:
     quantities = tuple(_quantity(i, q) for i, q in enumerate(raw_q))
     grid = Grid(spec, axes, quantities)
     _check_template(grid)
+    kinds = {q.kind == "calibrate" for q in quantities}
+    if len(kinds) > 1:
+        raise InputError("grid file: a calibrate quantity needs a spec with a free parameter, which the other kinds "
+                         "cannot evaluate: put calibrate quantities in a grid of their own")
     cols = grid.columns
     dup = sorted({c for c in cols if cols.count(c) > 1})
     if dup:

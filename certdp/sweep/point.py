@@ -55,9 +55,11 @@ def _one_line(err: BaseException) -> str:
 
 def _quantities(spec: str, quantities: tuple[Quantity, ...], row: dict[str, str],
                 routes: list[str], assumptions: list[str]) -> None:
-    mech = parse_spec(spec)
+    mech = None if all(q.kind == "calibrate" for q in quantities) else parse_spec(spec)
     for q in quantities:
-        if q.kind == "mu":
+        if q.kind == "calibrate":
+            method, assumed = _calibrate(spec, q, row)
+        elif q.kind == "mu":
             width, residual = q.param("width"), q.param("residual")
             g = gdp_of(mech, residual=None if residual is None else exact(residual),
                        **({} if width is None else {"width": exact(width)}))
@@ -74,6 +76,23 @@ def _quantities(spec: str, quantities: tuple[Quantity, ...], row: dict[str, str]
         if method not in routes:
             routes.append(method)
         assumptions.extend(x for x in assumed if x not in assumptions)
+
+
+def _calibrate(spec: str, q: Quantity, row: dict[str, str]) -> tuple[str, tuple[str, ...]]:
+    """The calibrate columns of one point (:func:`certdp.analyses.calibrate.calibrate`); the route."""
+    from certdp.analyses.calibrate import calibrate  # noqa: PLC0415
+    from certdp.numerics.exact import fraction_to_str  # noqa: PLC0415
+
+    options = {k: exact(q.param(k)) for k in ("resolution",) if q.param(k) is not None}
+    if q.param("more_private") is not None:
+        options["more_private"] = q.param("more_private")  # type: ignore[assignment]
+    c = calibrate(spec, q.param("param"), eps=exact(q.param("eps")), delta=exact(q.param("delta")), **options)  # type: ignore[arg-type]
+    value, optimal, d_lo, d_hi = q.columns
+    row[value] = "" if c.value is None else fraction_to_str(c.value)
+    row[optimal] = "true" if c.optimal else "none exists" if c.none_exists else "false"
+    if c.best is not None:
+        row[d_lo], row[d_hi] = c.best.answer.enclosure.lo_str(), c.best.answer.enclosure.hi_str()
+    return f"calibrate {q.param('param')} ({c.direction} values more private)", c.assumptions
 
 
 def compute_point(spec: str, quantities: tuple[Quantity, ...], point_budget: float | None = None,

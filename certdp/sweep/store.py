@@ -6,13 +6,16 @@ the journal is the file itself; for ``--out x.parquet`` it is
 sit next to it:
 
 * ``<out>.sweep.json`` records the grid: its definition (a range axis as
-  first, step and count, never its values) and a SHA-256 fingerprint of it.
-  Re-running with the same ``--out`` resumes only when the grid is the same —
-  a results file never mixes two grids (e.g. ε at two different δ under one
-  column).
-* ``<out>.sweep.rows`` holds one SHA-256 digest per row written (of the grid's
-  fingerprint and the row's cells, :meth:`ResultStore.digest`), appended and
-  flushed *before* the row itself.
+  first, step and count, never its values), a SHA-256 fingerprint of it and
+  one of its *settings* (template, axis names, quantities:
+  :meth:`~certdp.sweep.grid.Grid.settings_fingerprint`).  Re-running with the
+  same ``--out`` resumes when the settings are the same: the axes may have
+  gained values (the finished points are reused, a per-point cache keyed by
+  the point and its settings) — a results file never mixes two settings (e.g.
+  ε at two different δ under one column).
+* ``<out>.sweep.rows`` holds one SHA-256 digest per row written (of the
+  settings fingerprint and the row's cells, the point included:
+  :meth:`ResultStore.digest`), appended and flushed *before* the row itself.
 
 A resume trusts only rows certdp wrote: a row whose digest is not in
 ``<out>.sweep.rows`` (an edited value), a point that appears twice (a forged
@@ -46,8 +49,9 @@ from certdp.sweep.grid import Grid
 
 Row = tuple[str, ...]  # a row's cells, in column order
 
-#: Version of the sidecars' layout (2: grid definitions and row digests).
-FORMAT = 2
+#: Version of the sidecars' layout (2: grid definitions and row digests; 3: digests keyed by
+#: the settings, so that a grown grid reuses its rows).
+FORMAT = 3
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -118,13 +122,15 @@ class ResultStore:
         self.columns = grid.columns
         self.rows: dict[int, Row] = {}
         self._fingerprint = grid.fingerprint()
+        self._settings = grid.settings_fingerprint()
         self._error = self.columns.index("error")
         self._fh: io.TextIOBase | None = None
         self._dh: io.TextIOBase | None = None
 
     def digest(self, cells: Iterable[str]) -> str:
-        """SHA-256 of the grid's fingerprint and a row's cells (an unambiguous JSON list)."""
-        text = json.dumps([self._fingerprint, *cells], ensure_ascii=False, separators=(",", ":"))
+        """SHA-256 of the settings' fingerprint and a row's cells (an unambiguous JSON list; the
+        cells begin with the point's axis values)."""
+        text = json.dumps([self._settings, *cells], ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def failed(self) -> int:
@@ -166,18 +172,20 @@ class ResultStore:
             try:
                 with open(self.meta, encoding="utf-8") as fh:
                     old = json.load(fh)
-                layout, fp = old.get("format"), old.get("fingerprint")
+                layout, settings = old.get("format"), old.get("settings")
             except (OSError, ValueError, AttributeError):
                 raise InputError(f"{self.meta!r} is unreadable; {again}") from None
             if layout != FORMAT:
                 raise InputError(f"{self.meta!r} was written by another version of `certdp sweep` "
                                  f"(sidecar format {layout!r}, this one writes {FORMAT}); {again}")
-            if fp != self._fingerprint:
-                raise InputError(f"{self.path!r} holds the results of a different grid (see {self.meta!r}); {again}")
+            if settings != self._settings:
+                raise InputError(f"{self.path!r} holds the results of a grid with other settings (template, axis names "
+                                 f"or quantities; see {self.meta!r}); only axis values may change on resume; {again}")
         elif existing:
             raise InputError(f"{self.path!r} exists but {self.meta!r} does not: it was not written by "
                              "`certdp sweep` for this grid; use another --out")
-        doc = {"certdp": VERSION, "format": FORMAT, "fingerprint": self._fingerprint, "grid": self.grid.describe()}
+        doc = {"certdp": VERSION, "format": FORMAT, "fingerprint": self._fingerprint, "settings": self._settings,
+               "grid": self.grid.describe()}
         _write_text(self.meta, json.dumps(doc, indent=1) + "\n")
 
     def _label(self, point: tuple[str, ...]) -> str:
@@ -204,6 +212,10 @@ class ResultStore:
                                  "the results cannot be trusted (use another --out)")
             point = tuple(cells[:axes])
             index = self.grid.index_of(point)
+            if index is None and self.digest(cells) in known:  # certdp's row, of a value since removed
+                raise InputError(f"{where}: ({self._label(point)}) was computed but is no longer a point of the grid "
+                                 "(an axis lost a value; axes may only gain values on resume): put the value back, "
+                                 "or use another --out")
             if index is None:
                 raise InputError(f"{where}: ({self._label(point)}) is not a point of this grid; "
                                  "remove the line, or use another --out")

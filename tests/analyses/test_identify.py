@@ -322,7 +322,7 @@ def test_cli_json(capsys):
     rc = main(["identify", "sgd(A=2, B=1, sigma=2)", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
-    assert set(out) == {"verdict", "L", "tail_mu", "trace", "assumptions"} and out["assumptions"] == []
+    assert set(out) == {"input", "verdict", "L", "tail_mu", "trace", "assumptions"} and out["assumptions"] == []
     assert out["verdict"] == "gdp" and out["L"] == "1/2"
     lo, hi = mpmath.mpf(out["tail_mu"]["lo"]), mpmath.mpf(out["tail_mu"]["hi"])
     assert lo <= mpmath.sqrt(mpmath.mpf(1) / 2) <= hi

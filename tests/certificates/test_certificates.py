@@ -243,7 +243,7 @@ def test_cli_measure_json_and_certificate(tmp_path, capsys):
     f = tmp_path / "m.json"
     assert main(["measure", "pure_dp(eps=1)", "--width", "1e-4", "--json", "--certificate", str(f)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells",
+    assert set(out) == {"input", "mu", "eps_max", "residual", "tail", "strict_mu_at_least", "evaluations", "cells",
                         "profile_kind", "assumptions", "method", "verdict", "strict_mu_at_most", "tail_mu_at_most"}
     assert out["verdict"] is None
     truth = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.e) - 1)

@@ -215,7 +215,7 @@ def test_audit_certificate_states_the_confirmed_claim_itself(tmp_path):
         'kind = "dp"\neps = "20"\ndelta = "1e-5"\n')
     out = subprocess.run([sys.executable, "-m", "certdp", "audit", str(claims), "--certificates",
                           str(tmp_path / "certs")], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.returncode == 1, out.stdout + out.stderr  # dl-false is REFUTED: a negative verdict exits 1
     import json  # noqa: PLC0415
 
     docs = {p.name.split("-")[0] + "-" + p.name.split("-")[1]: json.loads(p.read_text())

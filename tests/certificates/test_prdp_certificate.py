@@ -183,7 +183,7 @@ def test_cli_convert(capsys):
     code, out, _ = run(capsys, "prdp", "convert", "--eps", "0.5", "--delta", "0.01", "--eps-hat", "1", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"delta_hat"}
+    assert set(data) == {"input", "delta_hat"}
     truth = mpmath.mpf("0.01") / (1 - mpmath.exp(mpmath.mpf(-1) / 2))
     assert mpmath.mpf(data["delta_hat"]["lo"]) <= truth <= mpmath.mpf(data["delta_hat"]["hi"])
 
@@ -196,7 +196,7 @@ def test_cli_counterexample_json_and_certificate(capsys, tmp_path):
     )
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"n", "p", "q", "eps", "delta", "eps_hat", "delta_hat", "adp", "prdp"}
+    assert set(data) == {"input", "n", "p", "q", "eps", "delta", "eps_hat", "delta_hat", "adp", "prdp"}
     assert data["n"] == 433 and data["p"] == "5/437" and data["q"] == "1/437"
     assert data["adp"]["holds"] is True and set(data["adp"]["margin"]) == {"lo", "hi"}
     assert data["prdp"]["holds"] is False and set(data["prdp"]["violation"]) == {"lo", "hi"}

@@ -32,7 +32,8 @@ def test_profile_eps_json_laplace(capsys):
     code, out, err = run(capsys, "profile", "laplace(scale=1/2)", "--eps", "0.5", "--json")
     assert code == 0 and err == ""
     data = json.loads(out)
-    assert set(data) == {"delta", "method", "profile_kind"} and data["profile_kind"] == "exact"
+    assert set(data) == {"input", "delta", "method", "profile_kind"} and data["profile_kind"] == "exact"
+    assert data["input"] == {"spec": "laplace(scale=1/2)", "eps": "0.5", "digits": 15}  # the inputs it answered
     with mpmath.workdps(60):
         truth = 1 - mpmath.exp(mpmath.mpf(1) / 4 - 1)  # max(1 − e^{ε/2 − Δ/(2b)}, 0), Δ/b = 2
     assert dec_contains(data["delta"], truth)

@@ -62,3 +62,23 @@ def test_gdpt_band_of_an_accountant_spec_contains_the_truth(tmp_path, capsys):
             truth = _mu_gdp(eps, _pure_dp_composition_delta(1, 2, eps))
             lo, hi = (mpmath.mpf(row["enclosure"][k]) for k in ("lo", "hi"))
             assert lo <= truth <= hi and hi - lo < 1e-6, (e, lo, truth, hi)
+
+
+#: The first bytes of each format the help promises.
+_MAGIC = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml", "eps": b"%!PS", "ps": b"%!PS"}
+
+
+def test_every_format_the_help_lists_is_written(tmp_path, capsys):
+    """`plot -o` help lists what really works (issue 38 item 6: it said png and pdf only)."""
+    from certdp.cli import build_parser
+
+    plot = build_parser()._subparsers._group_actions[0].choices["plot"]
+    (output,) = [a for a in plot._actions if "--output" in a.option_strings]
+    listed = {f.strip(" .") for f in output.help.split(":")[1].split(",")}
+    assert listed == set(_MAGIC)
+    for fmt in sorted(listed):
+        out = tmp_path / f"p.{fmt}"
+        assert main(["plot", "profile", "laplace(scale=2)", "-o", str(out), "--points", "2", "--quiet"]) == 0
+        assert out.read_bytes().startswith(_MAGIC[fmt]), fmt
+    assert main(["plot", "profile", "laplace(scale=2)", "-o", str(tmp_path / "p.jpg"), "--points", "2"]) == 2
+    capsys.readouterr()

@@ -98,5 +98,6 @@ def test_formatting():
     assert all(e.endswith(r"\times 10^{-30}") for e in ends)
     assert lo <= Fraction(3, 2**100) <= hi and hi - lo <= Fraction(1, 10**54)
     assert Enclosure.exact(Fraction(5, 4))._repr_latex_() == r"$\left[1.25\right]$"
-    with pytest.raises(ValueError):
-        format(third, "f")
+    for bad in ("d", "x", ".3s", "=10.3f"):  # not a real-number presentation of the mini-language
+        with pytest.raises(ValueError):
+            format(third, bad)

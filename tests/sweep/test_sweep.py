@@ -91,7 +91,7 @@ def test_axis_values_are_exact_and_canonical():
     (("sigma={s}", "sigma=1"), "does not appear in the spec template"),
     (("sigma={s}", "sigma={s}{"), "braces"),
     (('kind = "mu"', 'kind = "eps"\ndelta = "1e-3"'), "appear twice"),
-    (('kind = "mu"', 'kind = "calibrate"'), "not available yet"),
+    (('kind = "mu"', 'kind = "calibrate"'), "calibrate"),  # needs param, eps, delta; and a grid of its own
     (('kind = "mu"', 'kind = "mu"\nalpha = "1"'), "unknown key"),
     (('eps = "1"', 'epsilon = "1"'), "unknown key"),
 ])
@@ -189,11 +189,62 @@ def test_results_of_another_grid_are_never_mixed(tmp_path, capsys):
     assert main(["sweep", _write(tmp_path, GAUSS), "--out", out, "--quiet"]) == 0
     other = _write(tmp_path, GAUSS.replace('delta = "1e-5"', 'delta = "1e-6"'), "other.toml")
     assert main(["sweep", other, "--out", out]) == 2
-    assert "different grid" in capsys.readouterr().err
+    assert "other settings" in capsys.readouterr().err
     foreign = tmp_path / "foreign.csv"
     foreign.write_text("a,b\n1,2\n")
     assert main(["sweep", other, "--out", str(foreign)]) == 2
     assert "was not written by" in capsys.readouterr().err
+
+
+def test_a_grown_axis_reuses_the_finished_points(tmp_path, capsys):
+    """Adding values to an axis computes only the new points (a per-point cache keyed by
+    the point and the grid's settings); the file is the one a fresh run of the grown grid
+    writes; removing a finished value is refused (its row would be lost)."""
+    out = str(tmp_path / "r.csv")
+    assert main(["sweep", _write(tmp_path, GAUSS), "--out", out, "--quiet"]) == 0
+    before = {r["s"]: r for r in _rows(out)}
+    grown = _write(tmp_path, GAUSS.replace('s = ["0.5", "0.80", "1", "3"]', 's = ["0.5", "0.80", "1", "2", "3", "4"]'),
+                   "grown.toml")
+    assert main(["sweep", grown, "--out", out]) == 0
+    assert "6 points: 2 computed, 4 already in" in capsys.readouterr().out
+    after = _rows(out)
+    assert [r["s"] for r in after] == ["0.5", "0.8", "1", "2", "3", "4"]  # grid order
+    for r in after:
+        if r["s"] in before:
+            assert r == before[r["s"]]  # reused as it was, seconds included
+    fresh = str(tmp_path / "fresh.csv")
+    assert main(["sweep", grown, "--out", fresh, "--quiet"]) == 0
+    assert _without_seconds(_rows(fresh)) == _without_seconds(after)
+    assert main(["sweep", _write(tmp_path, GAUSS), "--out", out]) == 2  # 2 and 4 would be dropped
+    assert "no longer a point of the grid" in capsys.readouterr().err
+
+
+def test_calibrate_in_a_grid(tmp_path):
+    """kind = "calibrate": the value `certdp calibrate` certifies, at every point."""
+    text = """
+spec = "gaussian(sigma=x, sensitivity={d})"
+[axes]
+d = ["1", "2"]
+[[quantity]]
+kind = "calibrate"
+param = "x"
+eps = "1"
+delta = "1e-5"
+resolution = "1/100"
+"""
+    out = str(tmp_path / "c.csv")
+    assert main(["sweep", _write(tmp_path, text), "--out", out, "--quiet"]) == 0
+    import certdp
+
+    for r in _rows(out):
+        want = certdp.calibrate(f"gaussian(sigma=x, sensitivity={r['d']})", "x", eps=1, delta="1e-5",
+                                resolution="1/100")
+        assert Fraction(r["calibrate_value"]) == want.value and r["calibrate_optimal"] == "true"
+        assert Fraction(r["calibrate_delta_hi"]) <= Fraction(1, 10**5) and not r["error"]
+    v1, v2 = (Fraction(r["calibrate_value"]) for r in _rows(out))
+    assert 2 * v1 - Fraction(1, 100) <= v2 <= 2 * v1  # the optimal σ scales with Δ: ⌈2σ*⌉ vs 2⌈σ*⌉ on 1/100·Z
+    mixed = _write(tmp_path, text + '[[quantity]]\nkind = "eps"\ndelta = "1e-5"\n', "mixed.toml")
+    assert main(["sweep", mixed, "--out", str(tmp_path / "m.csv")]) == 2
 
 
 _KILL_AFTER = """

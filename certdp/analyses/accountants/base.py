@@ -33,6 +33,7 @@ from certdp.numerics.decide import bisect
 from certdp.numerics.ball import to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import check_nonnegative, check_open_unit, exact
+from certdp.numerics.numpy_scalars import from_numpy, from_numpy_int
 
 #: The two neighbouring relations whose dominating pairs may differ.
 Relation = Literal["add", "remove"]
@@ -87,6 +88,7 @@ def check_width(width: object) -> Fraction:
 
 def check_count(count: object) -> int:
     """Validate a composition count (a positive int)."""
+    count = from_numpy_int(count, "composition count")  # np.int64 too
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise InputError(f"composition count must be a positive integer, got {count!r}")
     return count
@@ -94,12 +96,12 @@ def check_count(count: object) -> int:
 
 def check_eps(eps: object) -> Fraction:
     """Validate ε (an exact number >= 0)."""
-    return check_nonnegative(eps, "eps")
+    return check_nonnegative(from_numpy(eps, "eps"), "eps")
 
 
 def check_delta(delta: object) -> Fraction:
     """Validate a target δ in (0, 1)."""
-    return check_open_unit(delta, "delta")
+    return check_open_unit(from_numpy(delta, "delta"), "delta")
 
 
 

@@ -69,7 +69,7 @@ class DPSGDResult:
         for key in ("eps", "delta", "mu", "residual", "strict_mu_at_least", "regret", "advantage"):
             v = getattr(self, key)
             if v is not None:
-                out[key] = v
+                out[key] = v.to_json()  # {"lo", "hi"}: outward decimal strings (json.dumps-able)
         out["accountant"] = {"name": "pld", **self.settings}
         return out
 

@@ -138,6 +138,11 @@ class RDPBound:
     def __str__(self) -> str:
         return f"<= {self.enclosure.hi_str(8)}  ({self.method})"
 
+    def to_json(self) -> dict:
+        """Plain JSON types only: the bound [0, hi] as outward decimal strings, the order exactly."""
+        return {"enclosure": self.enclosure.to_json(), "upper_only": True, "order": str(self.order),
+                "conversion": self.conversion, "method": self.method}
+
 
 def check_order(order: object) -> Fraction:
     """Validate an RDP order: an exact number α > 1."""

@@ -79,6 +79,11 @@ class ShuffleLower:
     settings: dict = field(default_factory=dict)
 
 
+def _json(x: object) -> object:
+    """Plain JSON for an answer part (an Enclosure becomes its outward decimal ends)."""
+    return x.to_json() if hasattr(x, "to_json") else x
+
+
 @dataclass(frozen=True)
 class ShuffleResult:
     """Shuffled DP-SGD: ``lower`` proved, ``upper`` (no amplification) proved, and the
@@ -128,11 +133,11 @@ class ShuffleResult:
             "shuffle_lower": low,
             "shuffle_upper": {"meaning": "certified upper bound, no amplification: "
                                          f"(√{self.upper.steps}/σ)-GDP", "why": UPPER_WHY,
-                              key: getattr(self.upper, key)},
+                              key: _json(getattr(self.upper, key))},
             "poisson": {"meaning": "certified enclosure for Poisson subsampling at q = B/N with the same "
                                    "steps (what is usually reported); a valid guarantee for the shuffled run "
                                    "only if it is at least the true shuffled value",
-                        "sample_rate": str(self.poisson.rate), key: getattr(self.poisson, key)},
+                        "sample_rate": str(self.poisson.rate), key: _json(getattr(self.poisson, key))},
             "poisson_below_shuffled_lower": self.poisson_refuted(),
             "seconds": round(self.seconds, 3),
         }
