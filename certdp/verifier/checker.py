@@ -324,19 +324,26 @@ def _no_float(text: str) -> Any:
     raise ValueError(f"bare JSON number {text!r}: certificate numbers must be decimal strings")
 
 
-KERNELS = ("flint", "mpmath")
+KERNELS = ("flint", "mpmath", "coq")
 
 
-def verify(path: str, kernel: str = "flint") -> CheckResult:
+def verify(path: str, kernel: str = "flint", coq_out: str | None = None) -> CheckResult:
     """Load and check the certificate at ``path`` (``certdp verify FILE``);
     ``kernel="mpmath"`` re-checks with the second, independent interval kernel
-    (:mod:`certdp.verifier.check_iv`)."""
+    (:mod:`certdp.verifier.check_iv`); ``kernel="coq"`` translates the claim into a
+    Coq proof script and runs coqc (:mod:`certdp.verifier.coq`; ``coq_out`` keeps the script)."""
     doc = load(path)
     if kernel == "flint":
         return check(doc)
-    if kernel != "mpmath":
+    if kernel not in KERNELS:
         raise InputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    from certdp.verifier.check_iv import check as check_with_mpmath  # noqa: PLC0415
+    if kernel == "coq":
+        from certdp.verifier.coq.run import check as check_with_coq  # noqa: PLC0415
+
+        def check_with_mpmath(d: Any) -> tuple[bool, str | None]:
+            return check_with_coq(d, keep=coq_out)
+    else:
+        from certdp.verifier.check_iv import check as check_with_mpmath  # noqa: PLC0415
 
     try:
         ok, step = check_with_mpmath(doc)

@@ -12,13 +12,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from certdp.errors import InputError
+
 #: Largest k of a k-fold pure_dp / randomized_response composition written out as
 #: its binomial sum (one term per i < k/2).
 MAX_COQ_BINOMIAL_K = 200
 
 
-class Unsupported(Exception):
-    """A certificate the Coq kernel cannot state yet (the message says why)."""
+class Unsupported(InputError):
+    """A certificate the Coq kernel cannot state yet (the message says why; exit 2, never VALID)."""
 
 
 def q(x: Fraction | int) -> str:

@@ -50,11 +50,12 @@ From Interval Require Import Tactic.
 From CertDP Require Import CertDP.
 Open Scope R_scope.
 Import ListNotations.
-
+"""
+NUM_TACTIC = """\
 (* The numerical closing tactic at {prec} bits: the exp-differences of the profile
    decided exactly, every other max split, every Phi integral enclosed, then Interval. *)
 Ltac certdp_num :=
-  try unfold prof; cbv beta; certdp_unfold; certdp_exp_rmax; certdp_rmax;
+  {unfold}cbv beta; certdp_unfold; certdp_exp_rmax; certdp_rmax;
   repeat match goal with
   | |- context [RInt ?f 0 ?x] =>
       let H := fresh "I" in integral_intro (RInt f 0 x) with (i_prec {prec}, i_relwidth {relwidth}) as H;
@@ -107,14 +108,16 @@ def _num(text: Any, where: str) -> Fraction:
         raise MalformedCertificate(str(err)) from None
 
 
-def translate(doc: Mapping[str, Any]) -> Script:
-    """The Coq script of a parsed certificate (MalformedCertificate, Unsupported, or a
-    ``StepRefused`` string via Unsupported when the claim is structurally false)."""
+def translate(doc: Mapping[str, Any], prec: int | None = None) -> Script:
+    """The Coq script of a parsed certificate at ``prec`` bits (default: the certificate's,
+    at least 64).  Raises MalformedCertificate, :class:`Unsupported` (a kind the Coq kernel
+    cannot state yet) or :class:`ClaimRefused` (false before any arithmetic: INVALID)."""
     validate_top(doc)
     kind = doc["claim"]["kind"]
     if kind in REFUSED:
         raise Unsupported(f"claim kind {kind!r}: {REFUSED[kind]}")
-    prec = max(int(doc["precision"]), 64) if isinstance(doc["precision"], int) else 128
+    if prec is None:
+        prec = max(int(doc["precision"]), 64)
     if kind in GDP_KINDS:
         validate_gdp(doc)
         return _gdp(doc, prec)
@@ -151,6 +154,9 @@ def _facts(doc: Mapping[str, Any], mech: Any) -> None:
         raise Unsupported("the mechanism rests on unproved hypotheses; the Coq kernel states closed forms only")
 
 
+AND = " /\\ "
+
+
 class ClaimRefused(Exception):
     """The claim fails before any arithmetic (INVALID with this step)."""
 
@@ -161,9 +167,10 @@ def _start(doc: Mapping[str, Any], prec: int, prof: str | None) -> Script:
     s = Script(kind)
     producer = str(doc.get("producer", "?")).replace("*)", "* )")
     about = about.replace("*)", "* )")
-    s.add(HEADER.format(producer=producer, kind=kind, about=about, prec=prec, relwidth=min(prec, 120)))
+    s.add(HEADER.format(producer=producer, kind=kind, about=about))
     if prof is not None:
         s.add(f"Definition prof : R -> R := {prof}.")
+    s.add(NUM_TACTIC.format(prec=prec, relwidth=min(prec, 120), unfold="unfold prof; " if prof is not None else ""))
     return s
 
 
@@ -240,7 +247,7 @@ def _value(doc: Mapping[str, Any], prec: int) -> Script:
         if lo > 0:
             s.lemma("step_lo", f"{L} <= prof {e}", f"delta_M(eps) >= lo")
             conj.insert(0, f"{L} <= prof {e}")
-        s.add(f"Theorem certdp_claim : {' /\\ '.join(conj)}.\nProof. "
+        s.add(f"Theorem certdp_claim : {AND.join(conj)}.\nProof. "
               + ("split; [exact step_lo | exact step_hi]" if lo > 0 else "exact step_hi") + ". Qed.")
     else:
         d = q(at["delta"])
@@ -249,7 +256,7 @@ def _value(doc: Mapping[str, Any], prec: int) -> Script:
         if lo > 0:
             s.lemma("step_lo", f"{d} < prof {L}", "delta_M(lo) > delta: the smallest eps exceeds lo")
             conj.append(f"{d} < prof {L}")
-        s.add(f"Theorem certdp_claim : {' /\\ '.join(conj)}.\nProof. "
+        s.add(f"Theorem certdp_claim : {AND.join(conj)}.\nProof. "
               + ("split; [exact step_hi | exact step_lo]" if lo > 0 else "exact step_hi") + ". Qed.")
     if verdict is not None:
         from certdp.verifier.check_value import check_verdict  # noqa: PLC0415
