@@ -60,6 +60,10 @@ Definition subsample (g : R) (d : R -> R) (eps : R) : R := g * d (ln (1 + (exp e
 (** * Pieces of the numerical closing tactic (the exported scripts define
     [certdp_num] with their precision: integrals of Φ, then the Interval library). *)
 Ltac certdp_unfold := unfold delta_mu, Phi, phi, laplace_delta, rr_delta, adp_delta, subsample.
+Lemma Rdiv_0_num : forall r, 0 / r = 0.
+Proof. intro r. unfold Rdiv. apply Rmult_0_l. Qed.
+(** [- 0 / μ] in an integral bound trips the Interval library's reification: fold it first. *)
+Ltac certdp_zero := rewrite ?Ropp_0, ?Rdiv_0_num, ?Rplus_0_l, ?Rminus_0_l, ?exp_0, ?Rmult_1_l.
 Ltac certdp_rmax :=
   repeat match goal with |- context [Rmax ?a ?b] => unfold Rmax at 1; destruct (Rle_dec a b) end.
 
@@ -322,4 +326,88 @@ Proof.
   intros f g em r Hf Hm Hr0 Hr Hg Hh e He. destruct (Rle_or_lt e em) as [H|H].
   - pose proof (Hh e (conj He H)). lra.
   - pose proof (Hg e He). pose proof (Hf em e Hm (Rlt_le _ _ H)). lra.
+Qed.
+
+(** * Cells: each cell proves δ_A <= δ_μ on [a, b]; together they cover [0, ε_h]. *)
+Fixpoint cells_cover (f g : R -> R) (a : R) (l : list R) : Prop :=
+  match l with
+  | nil => True
+  | b :: t => a < b /\ (forall x, a <= x <= b -> f x <= g x) /\ cells_cover f g b t
+  end.
+
+Lemma cells_cover_head : forall f g b l a, cells_cover f g a (b :: l) ->
+  forall e, a <= e <= last (b :: l) a -> f e <= g e.
+Proof.
+  intros f g b l. revert b. induction l as [|c l IH]; intros b a Hc e He.
+  - simpl in Hc, He. destruct Hc as [_ [H _]]. apply H. lra.
+  - simpl in Hc. destruct Hc as [Hab [H Hrest]].
+    destruct (Rle_or_lt e b) as [Heb|Heb]; [apply H; lra|].
+    apply (IH c b Hrest). split; [lra|]. destruct He as [_ He]. rewrite (last_default c l b a). exact He.
+Qed.
+
+(** The first-order cell: δ_A(a) <= δ_μ(b) and both non-increasing. *)
+Lemma first_order_cell : forall f g a b, nonincr f -> nonincr g -> 0 <= a -> f a <= g b ->
+  forall x, a <= x <= b -> f x <= g x.
+Proof.
+  intros f g a b Hf Hg Ha H x Hx. apply Rle_trans with (f a); [apply Hf; lra|].
+  apply Rle_trans with (g b); [exact H | apply Hg; lra].
+Qed.
+
+(** The second-order (mean value) cell: h = g - f with h(a) >= 0 and h' >= D on [a, b]. *)
+Lemma mean_value_cell : forall h h' a b D, a < b ->
+  (forall x, a <= x <= b -> is_derive h x (h' x)) -> (forall x, a <= x <= b -> D <= h' x) ->
+  0 <= h a -> 0 <= h a + D * (b - a) -> forall x, a <= x <= b -> 0 <= h x.
+Proof.
+  intros h h' a b D Hab Hd HD H0 H1 x Hx.
+  destruct (Req_dec x a) as [->|Hne]; [exact H0|].
+  destruct (MVT_gen h a x h') as [c [Hc Heq]].
+  - intros y Hy. rewrite Rmin_left, Rmax_right in Hy by lra. apply Hd. lra.
+  - intros y Hy. rewrite Rmin_left, Rmax_right in Hy by lra. apply continuity_pt_filterlim.
+    apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). eexists. apply Hd. lra.
+  - rewrite Rmin_left, Rmax_right in Hc by lra. pose proof (HD c ltac:(lra)).
+    destruct (Rle_or_lt 0 D); nra.
+Qed.
+
+Lemma Phi_incr : forall x y, x <= y -> Phi x <= Phi y.
+Proof.
+  intros x y H. destruct (Req_dec x y) as [->|Hne]; [lra|]. unfold Phi.
+  rewrite <- (RInt_Chasles phi 0 x y) by apply phi_ex_RInt.
+  pose proof (RInt_phi_pos x y ltac:(lra)). unplus. lra.
+Qed.
+
+(** Laplace's second-order cell, on [a, b] with b <= s/β (where the profile is 1 - e^((ε - s/β)/2)):
+    h' = -e^ε Φ(-ε/μ - μ/2) + e^((ε - s/β)/2)/2 >= e^((a - s/β)/2)/2 - e^b Φ(-a/μ - μ/2). *)
+Lemma laplace_cell2 : forall bt s mu a b, 0 < bt -> 0 < mu -> a < b -> b <= s / bt ->
+  laplace_delta bt s a <= delta_mu mu a ->
+  0 <= delta_mu mu a - laplace_delta bt s a
+       + (exp ((a - s / bt) / 2) / 2 - exp b * Phi (- a / mu - mu / 2)) * (b - a) ->
+  forall x, a <= x <= b -> laplace_delta bt s x <= delta_mu mu x.
+Proof.
+  intros bt s mu a b Hb Hmu Hab Hbs H0 H1 x Hx.
+  assert (Hl : forall y, y <= s / bt -> laplace_delta bt s y = 1 - exp ((y - s / bt) / 2)).
+  { intros y Hy. unfold laplace_delta. apply Rmax_left.
+    assert (exp ((y - s / bt) / 2) <= exp 0) by (apply exp_le; lra). rewrite exp_0 in H. lra. }
+  assert (Hm : mu <> 0) by lra.
+  set (h := fun y => delta_mu mu y - (1 - exp ((y - s / bt) / 2))).
+  set (h' := fun y => - exp y * Phi (- y / mu - mu / 2) + exp ((y - s / bt) / 2) / 2).
+  assert (K := mean_value_cell h h' a b (exp ((a - s / bt) / 2) / 2 - exp b * Phi (- a / mu - mu / 2)) Hab).
+  assert (0 <= h x).
+  { apply K; [| | unfold h; rewrite <- Hl by lra; lra | unfold h; rewrite <- Hl by lra; lra | exact Hx].
+    - intros y _. unfold h, h'.
+      assert (D1 := delta_mu_derive_eps mu y Hm).
+      assert (D2 : is_derive (fun y => 1 - exp ((y - s / bt) / 2)) y (- (exp ((y - s / bt) / 2) / 2))).
+      { auto_derive; [auto|]. replace ((y + - (s / bt)) * / 2) with ((y - s / bt) / 2) by (unfold Rdiv, Rminus; reflexivity).
+        field. }
+      assert (D := is_derive_minus _ _ _ _ _ D1 D2).
+      replace (- exp y * Phi (- y / mu - mu / 2) + exp ((y - s / bt) / 2) / 2)
+        with (minus (- exp y * Phi (- y / mu - mu / 2)) (- (exp ((y - s / bt) / 2) / 2)))
+        by (unfold minus, plus, opp; simpl; field).
+      exact D.
+    - intros y Hy. unfold h'.
+      assert (exp ((a - s / bt) / 2) <= exp ((y - s / bt) / 2)) by (apply exp_le; lra).
+      assert (Phi (- y / mu - mu / 2) <= Phi (- a / mu - mu / 2)).
+      { apply Phi_incr. unfold Rdiv. assert (a * / mu <= y * / mu) by (apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; lra | lra]). lra. }
+      pose proof (Phi_pos (- y / mu - mu / 2)). pose proof (exp_le y b ltac:(lra)). pose proof (exp_pos y).
+      nra. }
+  unfold h in H. rewrite Hl by lra. lra.
 Qed.

@@ -110,15 +110,17 @@ def library() -> Path:
 
 
 def _first_error(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("Error") or "Error:" in line:
-            return line.strip()
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Error"):
+            rest = [line[len("Error:"):].strip()] + [ln.strip() for ln in lines[i + 1:i + 4]]
+            return " ".join(r for r in rest if r)[:300]
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return lines[-1].strip() if lines else "coqc failed"
 
 
 def _error_step(script: Script, text: str) -> str:
-    m = re.search(r'line (\d+), characters [^\n]*\n(?:Error:\s*)?(.*)', text)
+    m = re.search(r'line (\d+), characters [^\n]*:\s*\nError', text)
     err = _first_error(text[m.start():] if m else text)
     if m is not None:
         step = script.step_at(int(m.group(1)))
@@ -152,10 +154,9 @@ def check(doc: Mapping[str, Any], keep: str | None = None) -> tuple[bool, str | 
         return False, str(err)
     exe = coqc()
     lib = library()
-    prec = max(int(doc["precision"]), 64)
-    for attempt in (prec, 2 * prec):
-        if attempt != prec:
-            script = translate(doc, attempt)
+    for boost in (1.0, 2.0):  # a numerical failure is retried once at twice the bits
+        if boost != 1.0:
+            script = translate(doc, boost)
         if keep is not None:
             Path(keep).write_text(script.text, encoding="utf-8")
         with tempfile.TemporaryDirectory(prefix="certdp-coq-") as tmp:

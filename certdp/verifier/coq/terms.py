@@ -87,7 +87,7 @@ def monotone_lemma(m: Any) -> str:
     """A Coq proof term of ``nonincr PROFILE`` (the library's lemmas), or Unsupported."""
     name = m.name
     if name == "laplace":
-        return f"(laplace_nonincr {q(m.scale)} {q(m.sensitivity)})"
+        return f"(laplace_nonincr {q(m.scale)} {q(m.sensitivity)} ltac:(lra))"
     if name in ("gaussian", "gaussian_dp"):
         return f"(delta_mu_nonincr {q(m.mu)} ltac:(lra))"
     if name == "randomized_response":

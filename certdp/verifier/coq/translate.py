@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
 
+from certdp.verifier.coq import guide as G
 from certdp.verifier.coq.terms import Unsupported, monotone_lemma, profile, q
 from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 
@@ -54,8 +55,8 @@ Import ListNotations.
 NUM_TACTIC = """\
 (* The numerical closing tactic at {prec} bits: the exp-differences of the profile
    decided exactly, every other max split, every Phi integral enclosed, then Interval. *)
-Ltac certdp_num :=
-  {unfold}cbv beta; certdp_unfold; certdp_exp_rmax; certdp_rmax;
+Ltac certdp_num_{rel} :=
+  {unfold}cbv beta; certdp_unfold; certdp_zero; certdp_exp_rmax; certdp_rmax;
   repeat match goal with
   | |- context [RInt ?f 0 ?x] =>
       let H := fresh "I" in integral_intro (RInt f 0 x) with (i_prec {prec}, i_relwidth {relwidth}) as H;
@@ -74,6 +75,10 @@ class Script:
     """A Coq script and, for each numbered lemma, the step it proves (for INVALID messages)."""
 
     kind: str
+    prec: int = 128
+    boost: float = 1.0
+    unfold: str = ""
+    tactics: set[int] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
     steps: list[tuple[int, int, str]] = field(default_factory=list)  # (first line, last line, description)
 
@@ -83,8 +88,23 @@ class Script:
         if step is not None:
             self.steps.append((first, len(self.lines), step))
 
-    def lemma(self, name: str, statement: str, step: str) -> None:
-        self.add(f"Lemma {name} : {statement}.\nProof. certdp_num. Qed.", step)
+    def lemma(self, name: str, statement: str, step: str, lhs: Any = None, rhs: Any = None,
+              eps: Fraction = Fraction(0), apply: str = "") -> None:
+        """``Lemma name : statement`` closed by the numerical tactic at the bits the margin
+        of lhs <= rhs needs (:mod:`certdp.verifier.coq.guide`; a guide only)."""
+        from certdp.verifier.coq.guide import MIN_BITS, TooDeep, bits  # noqa: PLC0415
+
+        try:
+            rel = bits(lhs, rhs, eps) if lhs is not None else MIN_BITS
+        except TooDeep as err:
+            raise Unsupported(f"{step}: needs about {err.args[0]} bits of the Gaussian integrals; the Coq kernel "
+                              "writes Phi as 1/2 + the integral of phi from 0 and does not reach such deep tails "
+                              "yet") from None
+        rel = min(self.prec, int(rel * self.boost))
+        if rel not in self.tactics:
+            self.tactics.add(rel)
+            self.add(NUM_TACTIC.format(prec=rel + 30, relwidth=rel, rel=rel, unfold=self.unfold))
+        self.add(f"Lemma {name} : {statement}.\nProof. {apply}certdp_num_{rel}. Qed.", step)
 
     def step_at(self, line: int) -> str | None:
         for first, last, what in self.steps:
@@ -108,19 +128,18 @@ def _num(text: Any, where: str) -> Fraction:
         raise MalformedCertificate(str(err)) from None
 
 
-def translate(doc: Mapping[str, Any], prec: int | None = None) -> Script:
-    """The Coq script of a parsed certificate at ``prec`` bits (default: the certificate's,
-    at least 64).  Raises MalformedCertificate, :class:`Unsupported` (a kind the Coq kernel
+def translate(doc: Mapping[str, Any], boost: float = 1.0) -> Script:
+    """The Coq script of a parsed certificate (``boost``: a factor on the bits each lemma
+    asks of Interval, for the retry).  Raises MalformedCertificate, :class:`Unsupported` (a kind the Coq kernel
     cannot state yet) or :class:`ClaimRefused` (false before any arithmetic: INVALID)."""
     validate_top(doc)
     kind = doc["claim"]["kind"]
     if kind in REFUSED:
         raise Unsupported(f"claim kind {kind!r}: {REFUSED[kind]}")
-    if prec is None:
-        prec = max(int(doc["precision"]), 64)
+    prec = max(int(doc["precision"]), 64)
     if kind in GDP_KINDS:
         validate_gdp(doc)
-        return _gdp(doc, prec)
+        return _gdp(doc, prec, boost)
     if kind in ("dp", "not_dp"):
         from certdp.verifier.check_dp import _validate  # noqa: PLC0415
 
@@ -130,17 +149,19 @@ def translate(doc: Mapping[str, Any], prec: int | None = None) -> Script:
             raise Unsupported(f"evidence.{given[0]}: a privacy-loss distribution (PLD accountant), which the Coq "
                               "library does not state yet")
         _facts(doc, mech)
-        s = _start(doc, prec, profile(mech))
+        s = _start(doc, prec, boost, profile(mech))
         e, d = q(eps), q(delta)
         if kind == "dp":
-            s.lemma("step_dp", f"prof {e} <= {d}", f"delta_M({doc['claim']['eps']}) <= {doc['claim']['delta']}")
+            s.lemma("step_dp", f"prof {e} <= {d}", f"delta_M({doc['claim']['eps']}) <= {doc['claim']['delta']}",
+                    G.prof(mech, eps), G.const(delta), eps)
             s.add(f"Theorem certdp_claim : prof {e} <= {d}.\nProof. exact step_dp. Qed.")
         else:
-            s.lemma("step_not_dp", f"{d} < prof {e}", f"delta_M({doc['claim']['eps']}) > {doc['claim']['delta']}")
+            s.lemma("step_not_dp", f"{d} < prof {e}", f"delta_M({doc['claim']['eps']}) > {doc['claim']['delta']}",
+                    G.const(delta), G.prof(mech, eps), eps)
             s.add(f"Theorem certdp_claim : {d} < prof {e}.\nProof. exact step_not_dp. Qed.")
         return _end(s)
     if kind == "value":
-        return _value(doc, prec)
+        return _value(doc, prec, boost)
     raise MalformedCertificate(f"unknown claim kind {kind!r}")
 
 
@@ -161,16 +182,15 @@ class ClaimRefused(Exception):
     """The claim fails before any arithmetic (INVALID with this step)."""
 
 
-def _start(doc: Mapping[str, Any], prec: int, prof: str | None) -> Script:
+def _start(doc: Mapping[str, Any], prec: int, boost: float, prof: str | None) -> Script:
     kind = doc["claim"]["kind"]
     about = f" for {doc['mechanism']}" if isinstance(doc.get("mechanism"), str) else ""
-    s = Script(kind)
+    s = Script(kind, prec=prec, boost=boost, unfold="unfold prof; " if prof is not None else "")
     producer = str(doc.get("producer", "?")).replace("*)", "* )")
     about = about.replace("*)", "* )")
     s.add(HEADER.format(producer=producer, kind=kind, about=about))
     if prof is not None:
         s.add(f"Definition prof : R -> R := {prof}.")
-    s.add(NUM_TACTIC.format(prec=prec, relwidth=min(prec, 120), unfold="unfold prof; " if prof is not None else ""))
     return s
 
 
@@ -179,7 +199,7 @@ def _end(s: Script) -> Script:
     return s
 
 
-def _value(doc: Mapping[str, Any], prec: int) -> Script:
+def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
     from certdp.numerics.exact import printed_interval  # noqa: PLC0415
     from certdp.verifier.check_value import REFINED, SWITCH, validate  # noqa: PLC0415
 
@@ -206,12 +226,14 @@ def _value(doc: Mapping[str, Any], prec: int) -> Script:
         if hi <= 0:
             raise ClaimRefused(f"mu_GDP is positive: hi = {claim['hi']} is not an upper end")
         e, d = q(at["eps"]), q(at["delta"])
-        s = _start(doc, prec, None)
-        s.lemma("step_hi", f"{d} <= delta_mu {H} {e}", f"delta_mu(eps) at mu = hi >= delta")
+        s = _start(doc, prec, boost, None)
+        s.lemma("step_hi", f"{d} <= delta_mu {H} {e}", "delta_mu(eps) at mu = hi >= delta",
+                G.const(at["delta"]), G.dmu(hi, at["eps"]), at["eps"])
         parts = [f"{H} < mu -> False"]
         proof = ["intros mu Hmu Heq. split."]
         if lo > 0:
-            s.lemma("step_lo", f"delta_mu {L} {e} <= {d}", f"delta_mu(eps) at mu = lo <= delta")
+            s.lemma("step_lo", f"delta_mu {L} {e} <= {d}", "delta_mu(eps) at mu = lo <= delta",
+                    G.dmu(lo, at["eps"]), G.const(at["delta"]), at["eps"])
             proof.append(f"- destruct (Rlt_or_le mu {L}) as [Hl|Hl]; [|exact Hl]. exfalso.\n"
                          f"  pose proof (delta_mu_lt_mu mu {L} {e} Hmu Hl) as X. pose proof step_lo. lra.")
         else:
@@ -239,22 +261,24 @@ def _value(doc: Mapping[str, Any], prec: int) -> Script:
     _facts(doc, mech)
     if lo > 0 and not mech.profile_kind.bounds_from_below:
         raise ClaimRefused(f"a lower end needs an exact profile; {doc['mechanism']}'s is {mech.profile_kind.value}")
-    s = _start(doc, prec, profile(mech))
+    s = _start(doc, prec, boost, profile(mech))
     if qty == "delta":
         e = q(at["eps"])
-        s.lemma("step_hi", f"prof {e} <= {H}", f"delta_M(eps) <= hi")
+        s.lemma("step_hi", f"prof {e} <= {H}", "delta_M(eps) <= hi", G.prof(mech, at["eps"]), G.const(hi), at["eps"])
         conj = [f"prof {e} <= {H}"]
         if lo > 0:
-            s.lemma("step_lo", f"{L} <= prof {e}", f"delta_M(eps) >= lo")
+            s.lemma("step_lo", f"{L} <= prof {e}", "delta_M(eps) >= lo", G.const(lo), G.prof(mech, at["eps"]), at["eps"])
             conj.insert(0, f"{L} <= prof {e}")
         s.add(f"Theorem certdp_claim : {AND.join(conj)}.\nProof. "
               + ("split; [exact step_lo | exact step_hi]" if lo > 0 else "exact step_hi") + ". Qed.")
     else:
         d = q(at["delta"])
-        s.lemma("step_hi", f"prof {H} <= {d}", "delta_M(hi) <= delta: the smallest eps is at most hi")
+        s.lemma("step_hi", f"prof {H} <= {d}", "delta_M(hi) <= delta: the smallest eps is at most hi",
+                G.prof(mech, hi), G.const(at["delta"]), hi)
         conj = [f"prof {H} <= {d}"]
         if lo > 0:
-            s.lemma("step_lo", f"{d} < prof {L}", "delta_M(lo) > delta: the smallest eps exceeds lo")
+            s.lemma("step_lo", f"{d} < prof {L}", "delta_M(lo) > delta: the smallest eps exceeds lo",
+                    G.const(at["delta"]), G.prof(mech, lo), lo)
             conj.append(f"{d} < prof {L}")
         s.add(f"Theorem certdp_claim : {AND.join(conj)}.\nProof. "
               + ("split; [exact step_hi | exact step_lo]" if lo > 0 else "exact step_hi") + ". Qed.")
@@ -267,7 +291,7 @@ def _value(doc: Mapping[str, Any], prec: int) -> Script:
     return _end(s)
 
 
-def _gdp(doc: Mapping[str, Any], prec: int) -> Script:
+def _gdp(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
     from certdp.verifier.facts import parse_mechanism  # noqa: PLC0415
 
     claim, ev, kind = doc["claim"], doc["evidence"], doc["claim"]["kind"]
@@ -277,14 +301,15 @@ def _gdp(doc: Mapping[str, Any], prec: int) -> Script:
     if mu <= 0:
         raise ClaimRefused(f"claim.mu = {claim['mu']} is not positive")
     M = q(mu)
-    s = _start(doc, prec, profile(mech))
+    s = _start(doc, prec, boost, profile(mech))
     gdp = f"forall e, 0 <= e -> prof e <= delta_mu {M} e"
     if kind == "not_gdp":
         w = _num(ev["witness"]["eps"], "evidence.witness.eps")
         if w < 0:
             raise ClaimRefused("witness eps is negative")
         W = q(w)
-        s.lemma("witness", f"delta_mu {M} {W} < prof {W}", f"witness: delta_A({ev['witness']['eps']}) > delta_mu({claim['mu']})")
+        s.lemma("witness", f"delta_mu {M} {W} < prof {W}", f"witness: delta_A({ev['witness']['eps']}) > delta_mu({claim['mu']})",
+                G.dmu(mu, w), G.prof(mech, w), w)
         s.add(f"Theorem certdp_claim : ~ ({gdp}).\n"
               f"Proof. intro H. pose proof (H {W} ltac:(lra)). pose proof witness. lra. Qed.")
         return _end(s)
@@ -298,15 +323,15 @@ def _gdp(doc: Mapping[str, Any], prec: int) -> Script:
     for i in range(len(cells) - 1):
         if not cells[i] < cells[i + 1]:
             raise ClaimRefused(f"cells: breakpoints {i} and {i + 1} are not increasing")
-        s.lemma(f"cell_{i}", f"prof {q(cells[i])} <= delta_mu {M} {q(cells[i + 1])}",
-                f"cell {i} [{ev['cells'][i]}, {ev['cells'][i + 1]}]: delta_A(a) <= delta_mu(b)")
+        _cell(s, mech, mu, cells[i], cells[i + 1], mono, f"cell_{i}",
+              f"cell {i} [{ev['cells'][i]}, {ev['cells'][i + 1]}]")
     s.add("Create HintDb certdp_cells.\n" + "\n".join(f"#[local] Hint Resolve cell_{i} : certdp_cells."
                                                      for i in range(len(cells) - 1)))
     tail_list = "[" + "; ".join(q(c) for c in cells[1:]) + "]"
     s.add(f"Theorem head : forall e, 0 <= e <= {q(eps_max)} -> prof e <= delta_mu {M} e.\n"
           "Proof.\n"
-          f"  intros e He. apply (cells_head prof (delta_mu {M}) {mono} (delta_mu_nonincr {M} ltac:(lra))\n"
-          f"    {q(cells[1])} (tl {tail_list}) 0); [lra | | simpl; lra].\n"
+          f"  intros e He. apply (cells_cover_head prof (delta_mu {M}) {q(cells[1])} (tl {tail_list}) 0);\n"
+          "    [| simpl; lra].\n"
           "  simpl. repeat split; first [lra | auto with certdp_cells].\n"
           "Qed.", "the monotone cell argument (Liu et al. 2022 Thm 4.6)")
     conj, proof = [f"forall e, 0 <= e <= {q(eps_max)} -> prof e <= delta_mu {M} e"], ["exact head"]
@@ -315,17 +340,17 @@ def _gdp(doc: Mapping[str, Any], prec: int) -> Script:
         ez = _num(tail["eps_zero"], "evidence.tail.eps_zero")
         if not 0 <= ez <= eps_max:
             raise ClaimRefused("tail: eps_zero must lie in [0, eps_max]")
-        s.add(f"Lemma tail_zero : prof {q(ez)} <= 0.\nProof. certdp_num. Qed.", f"tail: delta_A({tail['eps_zero']}) = 0")
+        s.lemma("tail_zero", f"prof {q(ez)} <= 0", f"tail: delta_A({tail['eps_zero']}) = 0")
         s.add(f"Lemma whole : {gdp}.\n"
               f"Proof. exact (zero_tail prof (delta_mu {M}) {q(eps_max)} {q(ez)} {mono} ltac:(lra) tail_zero\n"
               f"  (delta_mu_nonneg {M} ltac:(lra)) head). Qed.")
         conj, proof = [gdp], ["exact whole"]
     if "residual" in claim:
         r = _num(claim["residual"], "claim.residual")
-        s.add(f"Lemma residual : prof {q(eps_max)} <= {q(r)}.\nProof. certdp_num. Qed.",
-              f"residual: delta_A(eps_max) <= {claim['residual']}")
+        s.lemma("residual", f"prof {q(eps_max)} <= {q(r)}", f"residual: delta_A(eps_max) <= {claim['residual']}",
+                G.prof(mech, eps_max), G.const(r), eps_max)
         s.add(f"Lemma whole_r : forall e, 0 <= e -> prof e <= delta_mu {M} e + {q(r)}.\n"
-              f"Proof. exact (residual_tail prof (delta_mu {M}) {q(eps_max)} {q(r)} {mono} ltac:(lra) residual\n"
+              f"Proof. exact (residual_tail prof (delta_mu {M}) {q(eps_max)} {q(r)} {mono} ltac:(lra) ltac:(lra) residual\n"
               f"  (delta_mu_nonneg {M} ltac:(lra)) head). Qed.")
         conj.append(f"forall e, 0 <= e -> prof e <= delta_mu {M} e + {q(r)}")
         proof.append("exact whole_r")
@@ -339,7 +364,8 @@ def _gdp(doc: Mapping[str, Any], prec: int) -> Script:
         if ml > 0:
             W = q(w)
             s.lemma("witness", f"delta_mu {q(ml)} {W} <= prof {W}",
-                    f"witness: delta_A({ev['witness']['eps']}) >= delta_mu({claim['mu_lower']})")
+                    f"witness: delta_A({ev['witness']['eps']}) >= delta_mu({claim['mu_lower']})",
+                    G.dmu(ml, w), G.prof(mech, w), w)
             s.add(f"Lemma lower : forall m, 0 < m -> (forall e, 0 <= e -> prof e <= delta_mu m e) -> {q(ml)} <= m.\n"
                   f"Proof.\n  intros m Hm H. destruct (Rlt_or_le m {q(ml)}) as [Hl|Hl]; [|exact Hl]. exfalso.\n"
                   f"  pose proof (delta_mu_lt_mu m {q(ml)} {W} Hm Hl). pose proof (H {W} ltac:(lra)).\n"
@@ -354,3 +380,23 @@ def _gdp(doc: Mapping[str, Any], prec: int) -> Script:
         tactic = "split; [" + proof[0] + " | " + proof[1] + "]"
     s.add(f"Theorem certdp_claim : {body}.\nProof. {tactic}. Qed.")
     return _end(s)
+
+
+def _cell(s: Script, mech: Any, mu: Fraction, a: Fraction, b: Fraction, mono: str, name: str, where: str) -> None:
+    """``name : forall x, a <= x <= b -> prof x <= delta_mu mu x``: the first-order cell
+    (δ_A(a) <= δ_μ(b), both non-increasing) when its margin is positive, else Laplace's
+    second-order (mean value) cell of the library, as the flint checker does
+    (:func:`certdp.numerics.cells.second_order_holds`)."""
+    M, A, B = q(mu), q(a), q(b)
+    statement = f"forall x, {A} <= x <= {B} -> prof x <= delta_mu {M} x"
+    first = G.margin(G.prof(mech, a), G.dmu(mu, b))
+    if first is not None and first > 0 or mech.name != "laplace" or b > mech.sensitivity / mech.scale:
+        s.lemma(name, statement, f"{where}: delta_A(a) <= delta_mu(b)", G.prof(mech, a), G.dmu(mu, b), b,
+                apply=f"apply (first_order_cell prof (delta_mu {M}) {A} {B} {mono} "
+                      f"(delta_mu_nonincr {M} ltac:(lra)) ltac:(lra)). ")
+        return
+    bt, sens = q(mech.scale), q(mech.sensitivity)
+    s.lemma(name, statement, f"{where}: the second-order cell test", G.const(Fraction(0)),
+            G.laplace_second_order(mech.scale, mech.sensitivity, mu, a, b), b,
+            apply=f"unfold prof. apply (laplace_cell2 {bt} {sens} {M} {A} {B} ltac:(lra) ltac:(lra) ltac:(lra) "
+                  "ltac:(lra)); ")
