@@ -139,9 +139,8 @@ def axioms(output: str) -> list[str]:
             inside = True
             continue
         if inside and line and not line[0].isspace():
-            m = re.match(r"([\w.']+)\s*:", line)
-            if m:
-                out.append(m.group(1))
+            m = re.match(r"([\w.']+)", line)  # every unindented line names one axiom
+            out.append(m.group(1) if m else line)
     return out
 
 
