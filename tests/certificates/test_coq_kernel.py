@@ -102,6 +102,8 @@ DOCS = {
 
 
 @pytest.mark.parametrize("name", sorted(DOCS))
+@pytest.mark.slow
+@pytest.mark.soundness
 def test_true_claims_are_valid_under_coq(name, tmp_path, capsys):
     require_coq()
     path = _write(tmp_path, DOCS[name])
@@ -116,6 +118,8 @@ def test_true_claims_are_valid_under_coq(name, tmp_path, capsys):
     ("not_dp_gaussian", "delta", "0.0070"),     # δ_{1/2}(1) = 0.00693 < 0.0070
     ("value_mu_gdp", "lo", "0.2780511232111845006208954"),  # a changed digit: lo above μ_GDP
 ])
+@pytest.mark.slow
+@pytest.mark.soundness
 def test_a_changed_digit_makes_coqc_fail(name, field, value, tmp_path, capsys):
     require_coq()
     doc = copy.deepcopy(DOCS[name])

@@ -343,7 +343,7 @@ def _gdp(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
         s.lemma("tail_zero", f"prof {q(ez)} <= 0", f"tail: delta_A({tail['eps_zero']}) = 0")
         s.add(f"Lemma whole : {gdp}.\n"
               f"Proof. exact (zero_tail prof (delta_mu {M}) {q(eps_max)} {q(ez)} {mono} ltac:(lra) tail_zero\n"
-              f"  (delta_mu_nonneg {M} ltac:(lra)) head). Qed.")
+              f"  (fun e He => delta_mu_nonneg {M} e ltac:(lra) He) head). Qed.")
         conj, proof = [gdp], ["exact whole"]
     if "residual" in claim:
         r = _num(claim["residual"], "claim.residual")
@@ -351,7 +351,7 @@ def _gdp(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
                 G.prof(mech, eps_max), G.const(r), eps_max)
         s.add(f"Lemma whole_r : forall e, 0 <= e -> prof e <= delta_mu {M} e + {q(r)}.\n"
               f"Proof. exact (residual_tail prof (delta_mu {M}) {q(eps_max)} {q(r)} {mono} ltac:(lra) ltac:(lra) residual\n"
-              f"  (delta_mu_nonneg {M} ltac:(lra)) head). Qed.")
+              f"  (fun e He => delta_mu_nonneg {M} e ltac:(lra) He) head). Qed.")
         conj.append(f"forall e, 0 <= e -> prof e <= delta_mu {M} e + {q(r)}")
         proof.append("exact whole_r")
     if "mu_lower" in claim:
