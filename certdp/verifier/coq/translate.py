@@ -23,6 +23,7 @@ Other kinds are refused (:class:`Unsupported`) with the reason.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
@@ -186,12 +187,17 @@ def _start(doc: Mapping[str, Any], prec: int, boost: float, prof: str | None) ->
     kind = doc["claim"]["kind"]
     about = f" for {doc['mechanism']}" if isinstance(doc.get("mechanism"), str) else ""
     s = Script(kind, prec=prec, boost=boost, unfold="unfold prof; " if prof is not None else "")
-    producer = str(doc.get("producer", "?")).replace("*)", "* )")
-    about = about.replace("*)", "* )")
+    producer, about = _comment(str(doc.get("producer", "?"))), _comment(about)
     s.add(HEADER.format(producer=producer, kind=kind, about=about))
     if prof is not None:
         s.add(f"Definition prof : R -> R := {prof}.")
     return s
+
+
+def _comment(text: str) -> str:
+    """Untrusted text inside a Coq comment: letters, digits and plain punctuation only
+    (no quote, no '(*' or '*)' can reach coqc's lexer)."""
+    return re.sub(r"[^A-Za-z0-9 .,=/+_\-]", "?", text)[:200]
 
 
 def _end(s: Script) -> Script:
