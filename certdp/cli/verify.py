@@ -17,7 +17,12 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.coq_out is not None and args.kernel != "coq":
             raise InputError("--coq-out needs --kernel coq")
-        res = verify(args.file, args.kernel, coq_out=args.coq_out)
+        if args.kernel == "coq":
+            from certdp.verifier.coq.run import verify as verify_with_coq  # noqa: PLC0415
+
+            res = verify_with_coq(args.file, args.coq_out)
+        else:
+            res = verify(args.file, args.kernel)
     except MalformedCertificate as err:
         if args.json:
             print(json.dumps({"valid": False, "claim": None, "failed_step": None, "error": f"malformed: {err}"}))

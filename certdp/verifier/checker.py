@@ -324,26 +324,19 @@ def _no_float(text: str) -> Any:
     raise ValueError(f"bare JSON number {text!r}: certificate numbers must be decimal strings")
 
 
-KERNELS = ("flint", "mpmath", "coq")
+KERNELS = ("flint", "mpmath")
 
 
-def verify(path: str, kernel: str = "flint", coq_out: str | None = None) -> CheckResult:
+def verify(path: str, kernel: str = "flint") -> CheckResult:
     """Load and check the certificate at ``path`` (``certdp verify FILE``);
     ``kernel="mpmath"`` re-checks with the second, independent interval kernel
-    (:mod:`certdp.verifier.check_iv`); ``kernel="coq"`` translates the claim into a
-    Coq proof script and runs coqc (:mod:`certdp.verifier.coq`; ``coq_out`` keeps the script)."""
+    (:mod:`certdp.verifier.check_iv`)."""
     doc = load(path)
     if kernel == "flint":
         return check(doc)
-    if kernel not in KERNELS:
+    if kernel != "mpmath":
         raise InputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    if kernel == "coq":
-        from certdp.verifier.coq.run import check as check_with_coq  # noqa: PLC0415
-
-        def check_with_mpmath(d: Any) -> tuple[bool, str | None]:
-            return check_with_coq(d, keep=coq_out)
-    else:
-        from certdp.verifier.check_iv import check as check_with_mpmath  # noqa: PLC0415
+    from certdp.verifier.check_iv import check as check_with_mpmath  # noqa: PLC0415
 
     try:
         ok, step = check_with_mpmath(doc)

@@ -129,3 +129,32 @@ def test_a_changed_digit_makes_coqc_fail(name, field, value, tmp_path, capsys):
         doc["claim"].pop("verdict", None), doc["claim"].pop("reported", None), doc["claim"].pop("rounding", None)
     assert main(["verify", _write(tmp_path, doc), "--kernel", "coq"]) == 1
     assert "INVALID" in capsys.readouterr().out
+
+
+def test_the_coq_kernel_imports_no_search_code_and_no_sympy():
+    """The Coq kernel is checker code: its static import closure (function-local imports
+    too) stays within the checker, the kernel (numerics) and the spec grammar's package."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import test_architecture as arch  # noqa: PLC0415
+
+    roots = [m for m in arch.MODULES if m.startswith("certdp.verifier.coq")]
+    assert {"certdp.verifier.coq.run", "certdp.verifier.coq.translate"} <= set(roots)
+    seen, todo = set(), list(roots)
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in arch.MODULES:
+            continue
+        seen.add(m)
+        todo.extend(arch._imports(m))
+    bad = sorted(m for m in seen if not m.startswith((*arch.CHECKER_ALLOWED, "certdp.verifier")))
+    assert not bad, bad
+    for m in roots:
+        names = {a.name for n in ast.walk(ast.parse(arch.MODULES[m].read_text()))
+                 if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module for n in ast.walk(ast.parse(arch.MODULES[m].read_text()))
+                  if isinstance(n, ast.ImportFrom) and n.module}
+        assert not any(n.split(".")[0] == "sympy" for n in names), m

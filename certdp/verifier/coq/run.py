@@ -179,3 +179,19 @@ def check(doc: Mapping[str, Any], keep: str | None = None) -> tuple[bool, str | 
 
 
 __all__ = ["check", "CoqMissing", "Unsupported", "library", "axioms"]
+
+
+def verify(path: str, coq_out: str | None = None) -> Any:
+    """``certdp verify FILE --kernel coq``: load the certificate with the checker's own
+    reader and check it under coqc (a :class:`certdp.verifier.checker.CheckResult`)."""
+    from certdp.verifier.checker import CheckResult, claim_summary, load  # noqa: PLC0415
+    from certdp.verifier.facts import assumptions_of  # noqa: PLC0415
+    from certdp.verifier.schema import MalformedCertificate  # noqa: PLC0415
+
+    doc = load(path)
+    try:
+        ok, step = check(doc, keep=coq_out)
+    except (TypeError, KeyError, AttributeError, IndexError) as err:
+        raise MalformedCertificate(f"malformed certificate: a field has the wrong type or shape "
+                                   f"({type(err).__name__}: {err})") from None
+    return CheckResult(bool(ok), claim_summary(doc), None if ok else step, assumptions_of(doc) if ok else ())
