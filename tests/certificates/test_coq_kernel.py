@@ -158,3 +158,65 @@ def test_the_coq_kernel_imports_no_search_code_and_no_sympy():
         names |= {n.module for n in ast.walk(ast.parse(arch.MODULES[m].read_text()))
                   if isinstance(n, ast.ImportFrom) and n.module}
         assert not any(n.split(".")[0] == "sympy" for n in names), m
+
+
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_no_false_claim_is_valid_under_coq(tmp_path):
+    """The tamper campaign of test_schema_and_tampering (claim fields scaled by factors
+    near and far from 1, truth from mpmath at 40 digits) through coqc: no false VALID,
+    and true claims are accepted (so the campaign can tell them apart)."""
+    import mpmath
+
+    from certdp.verifier.coq.run import verify as verify_with_coq
+    from certdp.verifier.schema import MalformedCertificate
+    from tests.certificates.test_schema_and_tampering import _truth
+
+    docs = {"dp": dp_certificate("dp", "gaussian(sigma=2, sensitivity=1)", "1", "0.13", delta_mu("1/2", "1")),
+            "not_dp": dp_certificate("not_dp", "gaussian(sigma=2, sensitivity=1)", "1", "0.0001", delta_mu("1/2", "1")),
+            "value": DOCS["value_mu_gdp"]}
+    fields = {"dp": ["eps", "delta"], "not_dp": ["eps", "delta"], "value": ["lo", "hi"]}
+    counts = {"false": 0, "false_valid": 0, "true": 0, "true_valid": 0, "malformed": 0}
+    for kind, names in fields.items():
+        for field in names:
+            for factor in (Fraction(9, 10), Fraction(999999, 1000000), Fraction(1000001, 1000000), Fraction(11, 10)):
+                doc = copy.deepcopy(docs[kind])
+                doc["claim"][field] = str(Fraction(doc["claim"][field]) * factor)
+                if kind == "value":
+                    for k in ("verdict", "reported", "rounding"):
+                        doc["claim"].pop(k, None)
+                with mpmath.workdps(40):
+                    true = _truth(doc)
+                try:
+                    valid = verify_with_coq(_write(tmp_path, doc)).valid
+                except MalformedCertificate:
+                    counts["malformed"] += 1
+                    continue
+                key = "true" if true else "false"
+                counts[key] += 1
+                counts[key + "_valid"] += valid
+                assert not (valid and not true), (doc["claim"], doc["mechanism"])
+    assert counts["false_valid"] == 0 and counts["false"] >= 8 and counts["true_valid"] >= 4, counts
+
+
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_laplace_gdp_becomes_one_coq_theorem(tmp_path, capsys):
+    """`certdp measure "laplace(scale=1/2)" --certificate c.json` under coqc: one theorem
+    of GDP (all ε ≥ 0) and of the μ lower bound, from one lemma per cell; a μ lowered
+    below the witness's bound is INVALID."""
+    require_coq()
+    cert = tmp_path / "c.json"
+    assert main(["measure", "laplace(scale=1/2)", "--certificate", str(cert)]) == 0
+    script = tmp_path / "c.v"
+    assert main(["verify", str(cert), "--kernel", "coq", "--coq-out", str(script)]) == 0
+    assert "VALID" in capsys.readouterr().out
+    text = script.read_text()
+    doc = json.loads(cert.read_text())
+    assert text.count("Lemma cell_") == len(doc["evidence"]["cells"]) - 1
+    assert "Theorem certdp_claim : (forall e, 0 <= e -> prof e <= delta_mu" in text
+    doc["claim"]["mu"] = str(Fraction(doc["claim"]["mu_lower"]) * Fraction(999, 1000))
+    doc["claim"].pop("mu_lower")
+    doc["evidence"].pop("witness")
+    assert main(["verify", _write(tmp_path, doc, "t.json"), "--kernel", "coq"]) == 1
+    assert "INVALID" in capsys.readouterr().out
