@@ -21,7 +21,8 @@ class ProofResult:
 
     ``verdict`` is "proved" when every step holds, "refuted" when a step that
     is meant to fail (a seed's printed statement shown wrong) fails as
-    expected and the correction holds, and "failed" otherwise.
+    expected and the correction holds, "skipped" when a tool it needs is missing
+    (coqc; a failure under CERTDP_REQUIRE_COQ=1), and "failed" otherwise.
     """
 
     name: str
@@ -33,7 +34,7 @@ class ProofResult:
 
     @property
     def ok(self) -> bool:
-        return self.verdict in ("proved", "corrected")
+        return self.verdict in ("proved", "corrected", "skipped")
 
 
 def conclude(name: str, statement: str, source: str, steps: list[Step], corrections: list[str]) -> ProofResult:

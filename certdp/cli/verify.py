@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from certdp.errors import InputError
 from certdp.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNDECIDED, add_budget_flag, add_json_flag, emit
 
 
@@ -14,7 +15,14 @@ def _run(args: argparse.Namespace) -> int:
     from certdp.verifier.schema import MalformedCertificate  # noqa: PLC0415
 
     try:
-        res = verify(args.file, args.kernel)
+        if args.coq_out is not None and args.kernel != "coq":
+            raise InputError("--coq-out needs --kernel coq")
+        if args.kernel == "coq":
+            from certdp.verifier.coq.run import verify as verify_with_coq  # noqa: PLC0415
+
+            res = verify_with_coq(args.file, args.coq_out)
+        else:
+            res = verify(args.file, args.kernel)
     except MalformedCertificate as err:
         if args.json:
             print(json.dumps({"valid": False, "claim": None, "failed_step": None, "error": f"malformed: {err}"}))
@@ -42,9 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(which are printed), 2 malformed.",
     )
     p.add_argument("file", help="certificate JSON file (at most 16 MiB)")
-    p.add_argument("--kernel", choices=("flint", "mpmath"), default="flint",
-                   help="interval kernel: flint (python-flint balls, default) or mpmath (mpmath.iv, an "
-                        "independent second kernel for the closed-form kinds)")
+    p.add_argument("--kernel", choices=("flint", "mpmath", "coq"), default="flint",
+                   help="interval kernel: flint (python-flint balls, default), mpmath (mpmath.iv, an "
+                        "independent second kernel for the closed-form kinds) or coq (the claim as a Coq "
+                        "theorem checked by coqc with the Interval and Coquelicot libraries)")
+    p.add_argument("--coq-out", metavar="FILE.v", default=None,
+                   help="with --kernel coq: keep the generated Coq proof script in FILE.v")
     add_budget_flag(p, "600")
     add_json_flag(p)
     p.set_defaults(handler=_run)

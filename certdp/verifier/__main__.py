@@ -17,11 +17,19 @@ from certdp.verifier.schema import MalformedCertificate
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m certdp.verifier", description=__doc__.split("\n\n")[0])
     p.add_argument("file", help="certificate JSON file (at most 16 MiB)")
-    p.add_argument("--kernel", choices=KERNELS, default="flint")
+    p.add_argument("--kernel", choices=(*KERNELS, "coq"), default="flint")
+    p.add_argument("--coq-out", metavar="FILE.v", default=None, help="with --kernel coq: keep the Coq script")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)
     try:
-        res = verify(args.file, args.kernel)
+        if args.coq_out is not None and args.kernel != "coq":
+            raise InputError("--coq-out needs --kernel coq")
+        if args.kernel == "coq":
+            from certdp.verifier.coq.run import verify as verify_with_coq  # noqa: PLC0415
+
+            res = verify_with_coq(args.file, args.coq_out)
+        else:
+            res = verify(args.file, args.kernel)
     except (MalformedCertificate, InputError) as err:
         print(f"python -m certdp.verifier: error: {err}", file=sys.stderr)
         return 2

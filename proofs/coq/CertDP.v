@@ -1,0 +1,413 @@
+(** certdp's Coq library: the Gaussian profile δ_μ and the monotone cell argument.
+    Liu et al. 2022 Thm 3.2 (δ_μ), Thm 4.6 / Cor 4.1 (cells, head GDP). *)
+From Coq Require Import Reals Lra List.
+From Coquelicot Require Import Coquelicot.
+From Interval Require Import Tactic.
+Open Scope R_scope.
+
+Definition phi (x : R) : R := exp (- x * x / 2) / sqrt (2 * PI).
+Definition Phi (x : R) : R := / 2 + RInt phi 0 x.
+Definition delta_mu (mu eps : R) : R :=
+  Phi (- eps / mu + mu / 2) - exp eps * Phi (- eps / mu - mu / 2).
+
+(** The one fact taken from outside Coquelicot: the Gaussian integral
+    ∫_{-∞}^0 φ = 1/2 (so that [Phi] is the standard normal CDF). *)
+Axiom gaussian_integral : is_lim (fun t => RInt phi (- t) 0) p_infty (/ 2).
+
+Lemma phi_pos : forall x, 0 < phi x.
+Proof.
+  intro x. unfold phi. apply Rdiv_lt_0_compat. apply exp_pos.
+  apply sqrt_lt_R0. generalize PI_RGT_0. lra.
+Qed.
+
+Lemma phi_derive : forall x, is_derive phi x (- x * phi x).
+Proof.
+  intro x. unfold phi. auto_derive. auto.
+  unfold Rdiv. field.
+  apply Rgt_not_eq, sqrt_lt_R0. generalize PI_RGT_0. lra.
+Qed.
+
+Lemma phi_continuous : forall x, continuous phi x.
+Proof.
+  intro x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)).
+  eexists. apply phi_derive.
+Qed.
+
+Lemma phi_ex_RInt : forall a b, ex_RInt phi a b.
+Proof. intros a b. apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _. apply phi_continuous. Qed.
+
+Lemma Phi_derive : forall x, is_derive Phi x (phi x).
+Proof.
+  intro x. unfold Phi. auto_derive.
+  - split; [apply phi_ex_RInt|split; [|exact I]].
+    apply filter_forall. intro y. apply continuity_pt_filterlim. apply phi_continuous.
+  - apply Rmult_1_l.
+Qed.
+
+(** * Closed-form privacy profiles (the checker's table, certdp/verifier/mechs.py) *)
+
+(** laplace(scale = b, sensitivity = s): max(1 - e^((eps - s/b)/2), 0)
+    (Liu et al. 2022 §3; Balle et al. 2020 Thm 3). *)
+Definition laplace_delta (b s eps : R) : R := Rmax (1 - exp ((eps - s / b) / 2)) 0.
+(** randomized_response(p), q = max(p, 1 - p): (q - (1 - q) e^eps)^+ (Zhu, Dong & Wang 2022 Table 2). *)
+Definition rr_delta (q eps : R) : R := Rmax (q - (1 - q) * exp eps) 0.
+(** approx_dp(eps0, delta0) (pure_dp: delta0 = 0): the least profile of the guarantee,
+    delta0 + (1 - delta0)(e^eps0 - e^eps)^+ / (1 + e^eps0) (Liu et al. 2022 Thm 3.1). *)
+Definition adp_delta (e0 d0 eps : R) : R := d0 + (1 - d0) * Rmax (exp e0 - exp eps) 0 / (1 + exp e0).
+(** subsample(M, rate = g): g delta_M(log(1 + (e^eps - 1)/g)) (Balle, Barthe & Gaboardi 2018). *)
+Definition subsample (g : R) (d : R -> R) (eps : R) : R := g * d (ln (1 + (exp eps - 1) / g)).
+
+(** * Pieces of the numerical closing tactic (the exported scripts define
+    [certdp_num] with their precision: integrals of Φ, then the Interval library). *)
+Ltac certdp_unfold := unfold delta_mu, Phi, phi, laplace_delta, rr_delta, adp_delta, subsample.
+Lemma Rdiv_0_num : forall r, 0 / r = 0.
+Proof. intro r. unfold Rdiv. apply Rmult_0_l. Qed.
+(** [- 0 / μ] in an integral bound trips the Interval library's reification: fold it first. *)
+Ltac certdp_zero := rewrite ?Ropp_0, ?Rdiv_0_num, ?Rplus_0_l, ?Rminus_0_l, ?exp_0, ?Rmult_1_l.
+Ltac certdp_rmax :=
+  repeat match goal with |- context [Rmax ?a ?b] => unfold Rmax at 1; destruct (Rle_dec a b) end.
+
+Lemma Rmax_exp_pos : forall a e, e <= a -> Rmax (exp a - exp e) 0 = exp a - exp e.
+Proof.
+  intros a e H. apply Rmax_left.
+  destruct (Req_dec e a) as [->|Hne]; [lra|].
+  pose proof (exp_increasing e a ltac:(lra)). lra.
+Qed.
+
+Lemma Rmax_exp_neg : forall a e, a <= e -> Rmax (exp a - exp e) 0 = 0.
+Proof.
+  intros a e H. apply Rmax_right.
+  destruct (Req_dec e a) as [->|Hne]; [lra|].
+  pose proof (exp_increasing a e ltac:(lra)). lra.
+Qed.
+
+Ltac certdp_exp_rmax :=
+  repeat match goal with
+  | |- context [Rmax (exp ?a - exp ?e) 0] =>
+      first [ rewrite (Rmax_exp_pos a e) by lra | rewrite (Rmax_exp_neg a e) by lra ]
+  end.
+
+(** * Monotonicity *)
+Definition nonincr (f : R -> R) : Prop := forall x y, 0 <= x -> x <= y -> f y <= f x.
+
+Lemma exp_le : forall x y, x <= y -> exp x <= exp y.
+Proof.
+  intros x y H. destruct (Req_dec x y) as [->|]; [lra|].
+  left. apply exp_increasing. lra.
+Qed.
+
+Lemma Rmax_le_compat : forall a b c, a <= b -> Rmax a c <= Rmax b c.
+Proof. intros a b c H. unfold Rmax. destruct (Rle_dec a c), (Rle_dec b c); lra. Qed.
+
+Lemma laplace_nonincr : forall b s, 0 < b -> nonincr (laplace_delta b s).
+Proof.
+  intros b s Hb x y _ H. unfold laplace_delta. apply Rmax_le_compat.
+  assert (exp ((x - s / b) / 2) <= exp ((y - s / b) / 2)) by (apply exp_le; lra). lra.
+Qed.
+
+Lemma rr_nonincr : forall q, q <= 1 -> nonincr (rr_delta q).
+Proof.
+  intros q Hq x y _ H. unfold rr_delta. apply Rmax_le_compat.
+  pose proof (exp_le x y H). nra.
+Qed.
+
+Lemma adp_nonincr : forall e0 d0, d0 <= 1 -> nonincr (adp_delta e0 d0).
+Proof.
+  intros e0 d0 Hd x y _ H. unfold adp_delta.
+  pose proof (exp_le x y H). pose proof (exp_pos e0).
+  assert (Rmax (exp e0 - exp y) 0 <= Rmax (exp e0 - exp x) 0) by (apply Rmax_le_compat; lra).
+  assert (0 <= Rmax (exp e0 - exp y) 0) by apply Rmax_r.
+  unfold Rdiv. apply Rplus_le_compat_l. apply Rmult_le_compat_r.
+  - left. apply Rinv_0_lt_compat. lra.
+  - apply Rmult_le_compat_l; lra.
+Qed.
+
+Lemma subsample_nonincr : forall g d, 0 < g -> nonincr d -> nonincr (subsample g d).
+Proof.
+  intros g d Hg Hd x y Hx H. unfold subsample.
+  pose proof (exp_le 0 x Hx) as E0. rewrite exp_0 in E0.
+  pose proof (exp_le x y H) as E.
+  apply Rmult_le_compat_l; [lra|]. apply Hd.
+  - rewrite <- ln_1. apply ln_le; [lra|].
+    assert (0 <= (exp x - 1) / g) by (apply Rdiv_le_0_compat; lra). lra.
+  - apply ln_le.
+    + assert (0 <= (exp x - 1) / g) by (apply Rdiv_le_0_compat; lra). lra.
+    + apply Rplus_le_compat_l. unfold Rdiv. apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; lra | lra].
+Qed.
+
+(** * The monotone cell argument (Liu et al. 2022 Thm 4.6, DESIGN.md):
+    δ_A(a_i) <= δ_μ(a_{i+1}) on every cell of 0 = a_0 < ... < a_n gives
+    δ_A <= δ_μ on [0, a_n] when both are non-increasing. *)
+Fixpoint cells_ok (f g : R -> R) (a : R) (l : list R) : Prop :=
+  match l with
+  | nil => True
+  | b :: t => a < b /\ f a <= g b /\ cells_ok f g b t
+  end.
+
+Lemma last_default : forall (c : R) l a b, last (c :: l) a = last (c :: l) b.
+Proof.
+  intros c l. revert c. induction l as [|d l IH]; intros c a b; [reflexivity|].
+  change (last (d :: l) a = last (d :: l) b). apply IH.
+Qed.
+
+Lemma cells_head : forall f g, nonincr f -> nonincr g ->
+  forall b l a, 0 <= a -> cells_ok f g a (b :: l) ->
+  forall e, a <= e <= last (b :: l) a -> f e <= g e.
+Proof.
+  intros f g Hf Hg b l. revert b. induction l as [|c l IH]; intros b a Ha Hc e He.
+  - simpl in Hc, He. destruct Hc as [Hab [Hfg _]].
+    apply Rle_trans with (f a); [apply Hf; lra|]. apply Rle_trans with (g b); [exact Hfg|]. apply Hg; lra.
+  - simpl in Hc. destruct Hc as [Hab [Hfg Hrest]].
+    destruct (Rle_or_lt e b) as [Heb|Heb].
+    + apply Rle_trans with (f a); [apply Hf; lra|]. apply Rle_trans with (g b); [exact Hfg|]. apply Hg; lra.
+    + apply (IH c b); [lra | exact Hrest |]. split; [lra|].
+      destruct He as [_ He]. rewrite (last_default c l b a). exact He.
+Qed.
+
+(** * δ_μ: the shift identity, derivatives, monotonicity (Liu et al. 2022 Thm 3.2) *)
+Lemma phi_shift : forall mu e, mu <> 0 ->
+  exp e * phi (- e / mu - mu / 2) = phi (- e / mu + mu / 2).
+Proof.
+  intros mu e Hmu. unfold phi, Rdiv. rewrite <- Rmult_assoc, <- exp_plus. f_equal. f_equal. field. exact Hmu.
+Qed.
+
+Lemma RInt_phi_side : forall x, ex_RInt phi 0 x /\ locally x (fun y => continuity_pt phi y).
+Proof.
+  intro x. split; [apply phi_ex_RInt|].
+  apply filter_forall. intro y. apply continuity_pt_filterlim. apply phi_continuous.
+Qed.
+
+Lemma delta_mu_derive_eps : forall mu e, mu <> 0 ->
+  is_derive (fun e => delta_mu mu e) e (- exp e * Phi (- e / mu - mu / 2)).
+Proof.
+  intros mu e Hmu. unfold delta_mu, Phi. auto_derive.
+  - repeat split; try apply RInt_phi_side; auto.
+  - change (fun x : R => phi x) with phi.
+    replace (- e * / mu + - (mu / 2)) with (- e / mu - mu / 2) by (field; exact Hmu).
+    replace (- e * / mu + mu / 2) with (- e / mu + mu / 2) by (field; exact Hmu).
+    rewrite <- (phi_shift mu e Hmu). field. exact Hmu.
+Qed.
+
+Lemma delta_mu_derive_mu : forall mu e, mu <> 0 ->
+  is_derive (fun m => delta_mu m e) mu (phi (- e / mu + mu / 2)).
+Proof.
+  intros mu e Hmu. unfold delta_mu, Phi. auto_derive.
+  - repeat split; try apply RInt_phi_side; auto.
+  -     replace (phi (- e * / mu + mu * / 2)) with (phi (- e / mu + mu / 2)) by (f_equal; field; exact Hmu).
+    replace (phi (- e * / mu + - (mu * / 2))) with (phi (- e / mu - mu / 2)) by (f_equal; field; exact Hmu).
+    rewrite <- (phi_shift mu e Hmu). field. exact Hmu.
+Qed.
+
+Ltac unplus := repeat match goal with
+  | H : context [plus ?a ?b] |- _ => change (plus a b) with (a + b) in H
+  | |- context [plus ?a ?b] => change (plus a b) with (a + b)
+  | H : context [opp ?a] |- _ => change (opp a) with (- a) in H
+  | |- context [opp ?a] => change (opp a) with (- a)
+  end.
+
+(** Φ > 0: from the Gaussian integral (the mass of φ on (-∞, 0] is 1/2). *)
+Lemma RInt_phi_pos : forall a b, a < b -> 0 < RInt phi a b.
+Proof.
+  intros a b H. apply RInt_gt_0; [exact H | intros; apply phi_pos | intros; apply phi_continuous].
+Qed.
+
+Lemma RInt_phi_left_le : forall t, RInt phi (- t) 0 <= / 2.
+Proof.
+  intro t.
+  apply (is_lim_le_loc (fun _ => RInt phi (- t) 0) (fun s => RInt phi (- s) 0) p_infty
+          (RInt phi (- t) 0) (/ 2)); [| apply is_lim_const | apply gaussian_integral].
+  exists t. intros s Hs.
+  rewrite <- (RInt_Chasles phi (- s) (- t) 0); [| apply phi_ex_RInt | apply phi_ex_RInt].
+  pose proof (RInt_phi_pos (- s) (- t) ltac:(lra)). unplus. lra.
+Qed.
+
+Lemma RInt_phi_left_lt : forall t, RInt phi (- t) 0 < / 2.
+Proof.
+  intro t. pose proof (RInt_phi_left_le (t + 1)).
+  rewrite <- (RInt_Chasles phi (- (t + 1)) (- t) 0) in H; [| apply phi_ex_RInt | apply phi_ex_RInt].
+  pose proof (RInt_phi_pos (- (t + 1)) (- t) ltac:(lra)). unplus. lra.
+Qed.
+
+Lemma Phi_pos : forall x, 0 < Phi x.
+Proof.
+  intro x. unfold Phi. destruct (Rle_or_lt 0 x) as [H|H].
+  - destruct (Req_dec x 0) as [->|Hne]; [rewrite RInt_point; unfold zero; simpl; lra|].
+    pose proof (RInt_phi_pos 0 x ltac:(lra)). lra.
+  - rewrite <- (opp_RInt_swap phi x 0) by apply phi_ex_RInt.
+    pose proof (RInt_phi_left_lt (- x)). rewrite Ropp_involutive in H0. unplus. lra.
+Qed.
+
+Lemma delta_mu_nonincr : forall mu, 0 < mu -> nonincr (delta_mu mu).
+Proof.
+  intros mu Hmu x y _ H. destruct (Req_dec x y) as [->|Hne]; [lra|].
+  assert (D : forall u, is_derive (fun u => - delta_mu mu u) u (exp u * Phi (- u / mu - mu / 2))).
+  { intro u. assert (Hm : mu <> 0) by lra. unfold delta_mu, Phi. auto_derive.
+    - repeat split; try apply RInt_phi_side; auto.
+    - replace (phi (- u * / mu + mu / 2)) with (phi (- u / mu + mu / 2)) by (f_equal; field; exact Hm).
+      replace (phi (- u * / mu + - (mu / 2))) with (phi (- u / mu - mu / 2)) by (f_equal; field; exact Hm).
+      replace (- u * / mu + - (mu / 2)) with (- u / mu - mu / 2) by (field; exact Hm).
+      change (fun x0 : R => phi x0) with phi. rewrite <- (phi_shift mu u Hm). field. exact Hm. }
+  assert (P : forall u, exp u * Phi (- u / mu - mu / 2) > 0).
+  { intro u. apply Rmult_lt_0_compat; [apply exp_pos | apply Phi_pos]. }
+  pose proof (incr_function_le _ m_infty p_infty _ (fun u _ _ => D u) (fun u _ _ => P u) x y
+                ltac:(simpl; auto) ltac:(lra) ltac:(simpl; auto)). lra.
+Qed.
+
+Lemma delta_mu_lt_mu : forall m1 m2 e, 0 < m1 -> m1 < m2 -> delta_mu m1 e < delta_mu m2 e.
+Proof.
+  intros m1 m2 e H1 H12.
+  assert (D : forall u : R, Rbar_le m1 u -> Rbar_le u p_infty -> is_derive (fun m => delta_mu m e) u (phi (- e / u + u / 2))).
+  { intros u Hu _. change (m1 <= u) in Hu. apply delta_mu_derive_mu. lra. }
+  exact (incr_function_le _ m1 p_infty _ D (fun u _ _ => phi_pos _) m1 m2
+           ltac:(change (m1 <= m1); lra) H12 ltac:(simpl; auto)).
+Qed.
+
+(** Φ(x) -> 0 as x -> -∞ (the Gaussian integral), quantitatively. *)
+Lemma Phi_small : forall eta, 0 < eta -> exists M, forall x, x < - M -> Phi x < eta.
+Proof.
+  intros eta Heta.
+  pose proof (proj2 (is_lim_spec _ _ _) gaussian_integral (mkposreal eta Heta)) as [M HM].
+  exists (Rmax M 0). intros x Hx.
+  assert (Hx' : M < - x) by (pose proof (Rmax_l M 0); lra).
+  specialize (HM (- x) Hx'). rewrite Ropp_involutive in HM. simpl in HM.
+  unfold Phi. rewrite <- (opp_RInt_swap phi x 0) by apply phi_ex_RInt. unplus.
+  apply Rabs_def2 in HM. lra.
+Qed.
+
+Lemma delta_mu_nonneg : forall mu e, 0 < mu -> 0 <= e -> 0 <= delta_mu mu e.
+Proof.
+  intros mu e Hmu He. destruct (Req_dec e 0) as [->|Hne].
+  - unfold delta_mu. rewrite exp_0, Rmult_1_l. unfold Phi.
+    replace (- 0 / mu + mu / 2) with (mu / 2) by (field; lra).
+    replace (- 0 / mu - mu / 2) with (- (mu / 2)) by (field; lra).
+    rewrite <- (RInt_Chasles phi 0 (- (mu / 2)) (mu / 2)) by apply phi_ex_RInt.
+    rewrite <- (opp_RInt_swap phi (- (mu / 2)) 0) by apply phi_ex_RInt.
+    pose proof (RInt_phi_pos (- (mu / 2)) (mu / 2) ltac:(lra)). unplus. lra.
+  - destruct (Rle_or_lt 0 (delta_mu mu e)) as [H|H]; [exact H|]. exfalso.
+    set (c := - delta_mu mu e).
+    destruct (Phi_small (c * exp (- e))) as [M HM].
+    { apply Rmult_lt_0_compat; [unfold c; lra | apply exp_pos]. }
+    set (M' := Rmax M 1).
+    set (m := Rmin (mu / 2) (e / (2 * M'))).
+    assert (HM' : 1 <= M') by apply Rmax_r.
+    assert (Hm0 : 0 < m).
+    { unfold m, Rmin. destruct (Rle_dec _ _); [lra|]. apply Rdiv_lt_0_compat; lra. }
+    assert (Hm1 : m < mu) by (unfold m; pose proof (Rmin_l (mu / 2) (e / (2 * M'))); lra).
+    assert (Hm2 : m <= e / (2 * M')) by apply Rmin_r.
+    pose proof (delta_mu_lt_mu m mu e Hm0 Hm1) as Hlt.
+    assert (Hb : - e / m - m / 2 < - M).
+    { assert (E0 : e / (2 * M') * (2 * M') = e) by (field; lra).
+      assert (E1 : m * (2 * M') <= e) by nra.
+      assert (E2 : e / m * m = e) by (field; lra).
+      assert (E3 : 2 * M' <= e / m) by nra.
+      pose proof (Rmax_l M 1). assert (M <= M') by (unfold M'; apply Rmax_l). lra. }
+    specialize (HM _ Hb).
+    unfold delta_mu in Hlt. pose proof (Phi_pos (- e / m + m / 2)).
+    assert (exp e * Phi (- e / m - m / 2) < c).
+    { apply (Rmult_lt_compat_l (exp e)) in HM; [|apply exp_pos].
+      replace (exp e * (c * exp (- e))) with (c * (exp e * exp (- e))) in HM by ring.
+      rewrite <- exp_plus, Rplus_opp_r, exp_0, Rmult_1_r in HM. exact HM. }
+    unfold c in *. unfold delta_mu in *. lra.
+Qed.
+
+(** * From the head to all ε >= 0 *)
+Lemma zero_tail : forall f g eps_max ez, nonincr f -> 0 <= ez <= eps_max -> f ez <= 0 ->
+  (forall e, 0 <= e -> 0 <= g e) ->
+  (forall e, 0 <= e <= eps_max -> f e <= g e) -> forall e, 0 <= e -> f e <= g e.
+Proof.
+  intros f g em ez Hf Hz Hfz Hg Hh e He. destruct (Rle_or_lt e em) as [H|H]; [apply Hh; lra|].
+  apply Rle_trans with (f ez); [apply Hf; lra|]. apply Rle_trans with 0; [exact Hfz | apply Hg; lra].
+Qed.
+
+Lemma residual_tail : forall f g eps_max r, nonincr f -> 0 <= eps_max -> 0 <= r -> f eps_max <= r ->
+  (forall e, 0 <= e -> 0 <= g e) ->
+  (forall e, 0 <= e <= eps_max -> f e <= g e) -> forall e, 0 <= e -> f e <= g e + r.
+Proof.
+  intros f g em r Hf Hm Hr0 Hr Hg Hh e He. destruct (Rle_or_lt e em) as [H|H].
+  - pose proof (Hh e (conj He H)). lra.
+  - pose proof (Hg e He). pose proof (Hf em e Hm (Rlt_le _ _ H)). lra.
+Qed.
+
+(** * Cells: each cell proves δ_A <= δ_μ on [a, b]; together they cover [0, ε_h]. *)
+Fixpoint cells_cover (f g : R -> R) (a : R) (l : list R) : Prop :=
+  match l with
+  | nil => True
+  | b :: t => a < b /\ (forall x, a <= x <= b -> f x <= g x) /\ cells_cover f g b t
+  end.
+
+Lemma cells_cover_head : forall f g b l a, cells_cover f g a (b :: l) ->
+  forall e, a <= e <= last (b :: l) a -> f e <= g e.
+Proof.
+  intros f g b l. revert b. induction l as [|c l IH]; intros b a Hc e He.
+  - simpl in Hc, He. destruct Hc as [_ [H _]]. apply H. lra.
+  - simpl in Hc. destruct Hc as [Hab [H Hrest]].
+    destruct (Rle_or_lt e b) as [Heb|Heb]; [apply H; lra|].
+    apply (IH c b Hrest). split; [lra|]. destruct He as [_ He]. rewrite (last_default c l b a). exact He.
+Qed.
+
+(** The first-order cell: δ_A(a) <= δ_μ(b) and both non-increasing. *)
+Lemma first_order_cell : forall f g a b, nonincr f -> nonincr g -> 0 <= a -> f a <= g b ->
+  forall x, a <= x <= b -> f x <= g x.
+Proof.
+  intros f g a b Hf Hg Ha H x Hx. apply Rle_trans with (f a); [apply Hf; lra|].
+  apply Rle_trans with (g b); [exact H | apply Hg; lra].
+Qed.
+
+(** The second-order (mean value) cell: h = g - f with h(a) >= 0 and h' >= D on [a, b]. *)
+Lemma mean_value_cell : forall h h' a b D, a < b ->
+  (forall x, a <= x <= b -> is_derive h x (h' x)) -> (forall x, a <= x <= b -> D <= h' x) ->
+  0 <= h a -> 0 <= h a + D * (b - a) -> forall x, a <= x <= b -> 0 <= h x.
+Proof.
+  intros h h' a b D Hab Hd HD H0 H1 x Hx.
+  destruct (Req_dec x a) as [->|Hne]; [exact H0|].
+  destruct (MVT_gen h a x h') as [c [Hc Heq]].
+  - intros y Hy. rewrite Rmin_left, Rmax_right in Hy by lra. apply Hd. lra.
+  - intros y Hy. rewrite Rmin_left, Rmax_right in Hy by lra. apply continuity_pt_filterlim.
+    apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). eexists. apply Hd. lra.
+  - rewrite Rmin_left, Rmax_right in Hc by lra. pose proof (HD c ltac:(lra)).
+    destruct (Rle_or_lt 0 D); nra.
+Qed.
+
+Lemma Phi_incr : forall x y, x <= y -> Phi x <= Phi y.
+Proof.
+  intros x y H. destruct (Req_dec x y) as [->|Hne]; [lra|]. unfold Phi.
+  rewrite <- (RInt_Chasles phi 0 x y) by apply phi_ex_RInt.
+  pose proof (RInt_phi_pos x y ltac:(lra)). unplus. lra.
+Qed.
+
+(** Laplace's second-order cell, on [a, b] with b <= s/β (where the profile is 1 - e^((ε - s/β)/2)):
+    h' = -e^ε Φ(-ε/μ - μ/2) + e^((ε - s/β)/2)/2 >= e^((a - s/β)/2)/2 - e^b Φ(-a/μ - μ/2). *)
+Lemma laplace_cell2 : forall bt s mu a b, 0 < bt -> 0 < mu -> a < b -> b <= s / bt ->
+  laplace_delta bt s a <= delta_mu mu a ->
+  0 <= delta_mu mu a - laplace_delta bt s a
+       + (exp ((a - s / bt) / 2) / 2 - exp b * Phi (- a / mu - mu / 2)) * (b - a) ->
+  forall x, a <= x <= b -> laplace_delta bt s x <= delta_mu mu x.
+Proof.
+  intros bt s mu a b Hb Hmu Hab Hbs H0 H1 x Hx.
+  assert (Hl : forall y, y <= s / bt -> laplace_delta bt s y = 1 - exp ((y - s / bt) / 2)).
+  { intros y Hy. unfold laplace_delta. apply Rmax_left.
+    assert (exp ((y - s / bt) / 2) <= exp 0) by (apply exp_le; lra). rewrite exp_0 in H. lra. }
+  assert (Hm : mu <> 0) by lra.
+  set (h := fun y => delta_mu mu y - (1 - exp ((y - s / bt) / 2))).
+  set (h' := fun y => - exp y * Phi (- y / mu - mu / 2) + exp ((y - s / bt) / 2) / 2).
+  assert (K := mean_value_cell h h' a b (exp ((a - s / bt) / 2) / 2 - exp b * Phi (- a / mu - mu / 2)) Hab).
+  assert (0 <= h x).
+  { apply K; [| | unfold h; rewrite <- Hl by lra; lra | unfold h; rewrite <- Hl by lra; lra | exact Hx].
+    - intros y _. unfold h, h'.
+      assert (D1 := delta_mu_derive_eps mu y Hm).
+      assert (D2 : is_derive (fun y => 1 - exp ((y - s / bt) / 2)) y (- (exp ((y - s / bt) / 2) / 2))).
+      { auto_derive; [auto|]. replace ((y + - (s / bt)) * / 2) with ((y - s / bt) / 2) by (unfold Rdiv, Rminus; reflexivity).
+        field. }
+      assert (D := is_derive_minus _ _ _ _ _ D1 D2).
+      replace (- exp y * Phi (- y / mu - mu / 2) + exp ((y - s / bt) / 2) / 2)
+        with (minus (- exp y * Phi (- y / mu - mu / 2)) (- (exp ((y - s / bt) / 2) / 2)))
+        by (unfold minus, plus, opp; simpl; field).
+      exact D.
+    - intros y Hy. unfold h'.
+      assert (exp ((a - s / bt) / 2) <= exp ((y - s / bt) / 2)) by (apply exp_le; lra).
+      assert (Phi (- y / mu - mu / 2) <= Phi (- a / mu - mu / 2)).
+      { apply Phi_incr. unfold Rdiv. assert (a * / mu <= y * / mu) by (apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; lra | lra]). lra. }
+      pose proof (Phi_pos (- y / mu - mu / 2)). pose proof (exp_le y b ltac:(lra)). pose proof (exp_pos y).
+      nra. }
+  unfold h in H. rewrite Hl by lra. lra.
+Qed.
