@@ -204,8 +204,8 @@ def render(rows=None) -> str:
            "rounding; **tight** — the truth lies in what the printed digits stand for. A value claim is "
            "REFUTED when the truth is outside the printed digits, in either direction: read the class for "
            "which. The corpus records each step-count or sampling reading of an ambiguous setting as its own "
-           "row (suffixes `-floor`/`-ceil`/`-loop`/`-calibrated`/`-executed`; `-shuffled`, `-uniform`: the "
-           "reading certdp cannot audit yet, listed under *Not yet auditable*).",
+           "row (suffixes `-floor`/`-ceil`/`-loop`/`-calibrated`/`-executed`; `-shuffled`: the "
+           "shuffled-batch reading of a Poisson-accounted claim, which certdp cannot audit yet, listed under *Not yet auditable*).",
            "",
            "| claim | source | claimed | accountant used | certified | verdict | rel. error | class | certificate |",
            "|---|---|---|---|---|---|---|---|---|"]
