@@ -79,3 +79,17 @@ def test_event_without_needs_describes_an_auditable_claim():
     (c,) = parse_claims(HEAD + 'mechanism = "gaussian(sigma=5)"\nevent = { type = "gaussian", sigma = "5" }\n')
     assert c.event["sigma"] == 5 and not c.needs
     assert audit_claim(c).verdict == "CONFIRMED"
+
+
+def test_cli_reports_the_missing_capability(tmp_path, capsys):
+    """`certdp audit FILE --json` keeps the pending claims, names what they need, and exits 1 (not all decided)."""
+    import json
+
+    from certdp.cli import main
+
+    f = tmp_path / "claims.toml"
+    f.write_text(PENDING)
+    assert main(["audit", str(f), "--json"]) == 1
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert out["tree"]["verdict"] == "INCONCLUSIVE" and out["tree"]["needs"] == "tree aggregation (DP-FTRL)"
+    assert out["decided"]["verdict"] == "CONFIRMED" and "needs" not in out["decided"]
