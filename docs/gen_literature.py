@@ -157,6 +157,7 @@ transcribed precisely from the source in this round (no number is listed here un
 | zCDP budgets converted to (ε, δ) | US Census Bureau, 2020 Census Disclosure Avoidance System (ρ budgets of the redistricting data and DHC releases) | the ρ and ε figures, transcribed from a Census Bureau document; the `zcdp(rho=...)` spec (an upper bound) and `discrete_gaussian` exist |
 | DP-FTRL on StackOverflow / EMNIST | Kairouz et al. 2021 (ICML) | the (ε, δ) of each run (the released code prints none); tree aggregation (the `needs` of the Gboard claims above) |
 | further Gboard models | Xu et al. 2023 (ACL industry track), Google Research blog 2024 (ε from 0.994 to 13.69 at δ = 1e-10) | per-model ρ and DP-FTRL parameters |
+| the ε = 2 line of Abadi et al. 2016's code, 'implemented' reading | `abadi2016-code-mnist-lot10-eps2-*` | left out for cost: about 100 s of PLD accounting for that one claim (the 'accounted' reading of the same line is audited) |
 | further DP-SGD papers | Papernot et al. 2021 (AAAI, tempered sigmoids), Yu et al. 2022 (ICLR), Li et al. 2022 (ICLR), Kurakin et al. 2022, Dörmann et al. 2021, Dong, Roth & Su 2022 (JRSS-B) | the noise multipliers (several calibrate σ to a target ε and never print it) |
 """
 
