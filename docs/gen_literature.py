@@ -25,10 +25,20 @@ def corpus_hash() -> str:
     return hashlib.sha256(CORPUS.read_bytes()).hexdigest()[:16]
 
 
-def _pct(lo: Fraction, hi: Fraction) -> str:
-    """A relative-error range in percent, rounded outward to 0.1 %."""
+def _pct(lo: Fraction, hi: Fraction | None) -> str:
+    """A relative-error range in percent, rounded outward to 0.1 % (hi None: unbounded above,
+    the truth's enclosure reaches 0); beyond +1000 % as the ratio claimed/truth, rounded outward."""
     from math import ceil, floor
 
+    if hi is None and lo < 0:
+        return "-"  # the truth's enclosure reaches 0 and the claim lies inside it: no bound either way
+    if hi is None or hi > 10:
+        def ratio(x: Fraction, up: bool) -> str:
+            r = 1 + x  # claimed / truth, >= 1 here
+            e = len(str(int(r))) - 1
+            m = (ceil if up else floor)(r * 100 / 10**e) / 100
+            return f"{m:.2f}e{e}"
+        return f"× ≥ {ratio(lo, False)}" if hi is None else f"× {ratio(lo, False)} … {ratio(hi, True)}"
     a, b = floor(lo * 1000) / 10, ceil(hi * 1000) / 10
     fmt = lambda x: f"{x:+.1f}"  # noqa: E731
     return f"{fmt(a)} %" if fmt(a) == fmt(b) else f"{fmt(a)} … {fmt(b)} %"
@@ -43,9 +53,9 @@ def _brief(text: str, limit: int = 70) -> str:
     return cut + " …"
 
 
-def _rel(claimed: Fraction, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
-    """(claimed − truth)/truth over truth ∈ [lo, hi] (lo > 0): decreasing in the truth."""
-    return (claimed - hi) / hi, (claimed - lo) / lo
+def _rel(claimed: Fraction, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction | None]:
+    """(claimed − truth)/truth over truth ∈ [lo, hi]: decreasing in the truth (None: unbounded, lo = 0)."""
+    return (claimed - hi) / hi, (None if lo <= 0 else (claimed - lo) / lo)
 
 
 def _short(c) -> str:
@@ -90,6 +100,23 @@ def classify(c, v, eps):
         lo, hi = _rel(claimed, enc.lo_exact, enc.hi_exact)
         cls = "tight" if v.verdict == "CONFIRMED" else ("optimistic" if v.valid_guarantee is False else "loose")
         return c.reported, f"μ ∈ {enc}", _pct(lo, hi), cls, (lo, hi)
+    if c.needs:
+        shown = c.reported if c.kind == "value" else f"({_num(c.eps)}, {_num(c.delta)})-DP"
+        return shown, "-", "-", "-", None
+    if c.kind == "value" and c.quantity == "delta":
+        claimed, _ = printed_numeral(c.reported)
+        p_lo, p_hi = printed_interval(c.reported, c.rounding)
+        enc = v.enclosure
+        if enc is None:
+            return c.reported, "-", "-", "-", None
+        lo, hi = _rel(claimed, enc.lo_exact, enc.hi_exact)
+        if enc.hi_exact < p_lo:
+            cls = "loose"
+        elif enc.lo_exact > p_hi:
+            cls = "optimistic"
+        else:
+            cls = "tight" if v.verdict == "CONFIRMED" else "-"
+        return c.reported, f"δ ∈ {enc} at ε = {_num(c.at['eps'])}", _pct(lo, hi), cls, (lo, hi)
     if c.kind == "value":
         claimed, _ = printed_numeral(c.reported)
         shown = c.reported
@@ -113,28 +140,48 @@ def classify(c, v, eps):
     return shown, f"ε ∈ {eps}{at}", _pct(lo, hi), cls, (lo, hi)
 
 
-def _num(q: Fraction) -> str:
+def _num(q) -> str:
     from certdp.mechanisms.spec import format_number
 
     return format_number(q)
 
 
 NOT_YET = """\
-## Not yet auditable (the claims-file grammar cannot name these mechanisms)
+### Published claims not transcribed yet
 
-These published claims need mechanisms certdp does not have yet. They are not in the
-corpus because a claims file naming an unknown mechanism is refused as a whole; each is a
-TODO with the capability it needs (no numbers are listed here until they are transcribed
-from the source and audited).
+These families of published claims are not in the corpus: their numbers could not be
+transcribed precisely from the source in this round (no number is listed here until it is).
 
-| claim family | example source | capability certdp needs |
+| claim family | source | what is missing |
 |---|---|---|
-| zCDP budgets converted to (ε, δ) | US Census Bureau, 2020 Census Disclosure Avoidance System (ρ budgets of the redistricting data and DHC releases) | a `zcdp(rho=...)` worst-case mechanism (profile of the ρ-zCDP guarantee, or the conversion of Canonne, Kamath & Steinke 2020) and the discrete Gaussian composition the DAS uses |
-| DP-FTRL / tree aggregation | Kairouz et al. 2021 (ICML), Gboard language models trained with DP-FTRL (Google AI blog 2022) | tree-aggregation noise (correlated Gaussian over a binary tree, with restarts) as a mechanism; its guarantee is a ρ-zCDP / μ-GDP of a Gaussian with an effective sensitivity |
-| shuffled batches accounted as shuffling | any DP-SGD run that trains on shuffled fixed-size batches (most of the corpus trains that way but accounts as Poisson) | the shuffling / sampling-without-replacement-by-epoch mechanism; the corpus audits the Poisson interpretation the sources accounted with |
-| sampling without replacement (fixed batch) | Bu et al. 2020 code, `compute_epsU` (GDP CLT for uniform subsampling: 1.0685 for the MNIST example) | `subset(...)` composed T times under the source's neighbouring relation, with an accountant fast enough for T ≈ 3500 |
-| further DP-SGD papers (to transcribe) | Abadi et al. 2016 (CCS), Papernot et al. 2021 (AAAI, tempered sigmoids), Yu et al. 2022 (ICLR, private fine-tuning of language models), Li et al. 2022 (ICLR), Kurakin et al. 2022 (ImageNet), Dong, Roth & Su 2022 (JRSS-B) | nothing new: DP-SGD and GDP claims; their hyper-parameters were not verified in this round |
+| zCDP budgets converted to (ε, δ) | US Census Bureau, 2020 Census Disclosure Avoidance System (ρ budgets of the redistricting data and DHC releases) | the ρ and ε figures, transcribed from a Census Bureau document; the `zcdp(rho=...)` spec (an upper bound) and `discrete_gaussian` exist |
+| DP-FTRL on StackOverflow / EMNIST | Kairouz et al. 2021 (ICML) | the (ε, δ) of each run (the released code prints none); tree aggregation (the `needs` of the Gboard claims above) |
+| further Gboard models | Xu et al. 2023 (ACL industry track), Google Research blog 2024 (ε from 0.994 to 13.69 at δ = 1e-10) | per-model ρ and DP-FTRL parameters |
+| the ε = 2 line of Abadi et al. 2016's code, 'implemented' reading | `abadi2016-code-mnist-lot10-eps2-*` | left out for cost: about 100 s of PLD accounting for that one claim (the 'accounted' reading of the same line is audited) |
+| further DP-SGD papers | Papernot et al. 2021 (AAAI, tempered sigmoids), Yu et al. 2022 (ICLR), Li et al. 2022 (ICLR), Kurakin et al. 2022, Dörmann et al. 2021, Dong, Roth & Su 2022 (JRSS-B) | the noise multipliers (several calibrate σ to a target ε and never print it) |
 """
+
+
+def _pending(rows) -> list[str]:
+    """The claims kept in the corpus with `needs`: what each needs, with the mechanism as published."""
+    pend = [(c, v) for c, v, _ in rows if c.needs]
+    if not pend:
+        return []
+    from certdp.mechanisms.spec import format_number
+
+    def param(x):
+        return format_number(x) if isinstance(x, Fraction) else str(x)
+
+    out = ["## Not yet auditable (in the corpus, INCONCLUSIVE)", "",
+           f"{len(pend)} claims describe a mechanism certdp cannot name yet: each gives the mechanism as published "
+           "(`event`) and the missing capability (`needs`); its verdict is INCONCLUSIVE naming that capability. "
+           "Replacing `event`/`needs` by a spec, once certdp has the capability, audits the claim.", "",
+           "| claim | claimed | mechanism as published | needs |", "|---|---|---|---|"]
+    for c, v in pend:
+        shown = c.reported if c.kind == "value" else f"({_num(c.eps)}, {_num(c.delta)})-DP"
+        ev = c.event["type"] + "(" + ", ".join(f"{k}={param(x)}" for k, x in c.event.items() if k != "type") + ")"
+        out.append(f"| `{c.id}` | {shown} | `{ev}` | {c.needs} |")
+    return out + [""]
 
 
 def render(rows=None) -> str:
@@ -149,15 +196,17 @@ def render(rows=None) -> str:
            "`certdp audit --builtin literature --certificates DIR`; `certdp verify DIR/FILE` re-checks one.",
            "",
            "Each row is one published number or guarantee. *Claimed* is the number as printed (a value "
-           "claim: the ε an accountant printed; a guarantee: the (ε, δ) the authors state). *Certified* is "
-           "certdp's enclosure of the true ε of the mechanism as the note in the corpus reads it (Poisson "
-           "subsampling, add/remove neighbours), at the claimed δ. *Rel. error* is (claimed − truth)/truth "
-           "over the enclosure. *Class*: **optimistic** — the claim promises more privacy than the mechanism "
+           "claim: the ε, or the δ at a fixed ε, an accountant printed; a guarantee: the (ε, δ) the authors "
+           "state). *Certified* is certdp's enclosure of the true ε of the mechanism as the note in the corpus "
+           "reads it (Poisson subsampling, add/remove neighbours), at the claimed δ (for a printed δ: the true "
+           "δ at that ε). *Rel. error* is (claimed − truth)/truth over the enclosure, beyond +1000 % the ratio "
+           "claimed/truth (×). *Class*: **optimistic** — the claim promises more privacy than the mechanism "
            "has (a broken promise); **loose** — a valid guarantee above the truth by more than its printed "
            "rounding; **tight** — the truth lies in what the printed digits stand for. A value claim is "
            "REFUTED when the truth is outside the printed digits, in either direction: read the class for "
            "which. The corpus records each step-count or sampling reading of an ambiguous setting as its own "
-           "row (suffixes `-floor`/`-ceil`/`-loop`/`-calibrated`/`-executed`).",
+           "row (suffixes `-floor`/`-ceil`/`-loop`/`-calibrated`/`-executed`; `-shuffled`: the "
+           "shuffled-batch reading of a Poisson-accounted claim, which certdp cannot audit yet, listed under *Not yet auditable*).",
            "",
            "| claim | source | claimed | accountant used | certified | verdict | rel. error | class | certificate |",
            "|---|---|---|---|---|---|---|---|---|"]
@@ -179,23 +228,37 @@ def render(rows=None) -> str:
                    f"{rel} | {cls} | {cert} |")
     n = len(rows)
     sources = len({c.citation.get("title") for c, _, _ in rows})
+    pending = sum(1 for c, _, _ in rows if c.needs)
+    undecided = [(c, v) for c, v, _ in rows if v.verdict not in ("CONFIRMED", "REFUTED") and not c.needs]
+    uncert = sorted({(v.no_certificate or "no reason given").split(" (")[0] for c, v, _ in rows
+                     if v.verdict in ("CONFIRMED", "REFUTED") and v.certificate is None})
     out += ["", "## Summary", "",
             f"{n} claims from {sources} sources: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts)) + ".",
             f"By class: {len(classes['optimistic'])} optimistic, {len(classes['loose'])} loose, "
             f"{len(classes['tight'])} tight" + (f", {len(classes['-'])} unclassified" if classes['-'] else "") + ".",
+            f"INCONCLUSIVE: {pending} claims on mechanisms certdp cannot name yet (*Not yet auditable* below)"
+            + "".join(f"; `{c.id}`: {v.detail}" for c, v in undecided) + ".",
             f"{certs} of {sum(counts.get(k, 0) for k in ('CONFIRMED', 'REFUTED'))} decided claims have a certificate "
-            "(`dp` guarantees, confirmed or refuted by a witness ε at which δ exceeds the claim, and μ conversions); "
-            "the printed-ε value claims of DP-SGD have none yet: the "
-            "certificate checker cannot re-derive an accountant's ε (\"the checker has no closed form for this "
-            "mechanism's profile\"). Their verdicts are certified in the audit but not independently re-checked.",
+            "(`dp` guarantees, confirmed or refuted by a witness ε at which δ exceeds the claim, and μ conversions). "
+            "The others are value claims (a printed ε, or δ at a fixed ε) on accountant answers; the writer "
+            "gives the reason: " + "; ".join(f"\"{r}\"" for r in uncert) + ". Their verdicts are certified in "
+            "the audit but not yet independently re-checked.",
             ""]
     def span(rows_):
-        return _pct(min(b[0] for *_, b in rows_), max(b[1] for *_, b in rows_))
+        lo = min(b[0] for *_, b in rows_)
+        his = [b[1] for *_, b in rows_]
+        return _pct(lo, None if None in his else max(his))
+
+    def on_eps(rows_):
+        return [r for r in rows_ if not (r[0].kind == "value" and r[0].quantity == "delta")]
+
+    def on_delta(rows_):
+        return [r for r in rows_ if r[0].kind == "value" and r[0].quantity == "delta"]
 
     if classes["optimistic"]:
         from certdp.cli.audit import certificate_filename
 
-        out += ["### Optimistic claims (published ε below certdp's certified lower end)", "",
+        out += ["### Optimistic claims (the published number promises more privacy than certified)", "",
                 f"{len(classes['optimistic'])} claims, understating ε by {span(classes['optimistic'])} "
                 "(relative error; negative = the promise is broken). Where a certificate exists, "
                 "`certdp audit --builtin literature --certificates DIR` writes it and the command shown "
@@ -203,17 +266,27 @@ def render(rows=None) -> str:
         for c, shown, truth, rel, _ in classes["optimistic"]:
             cert = certified.get(c.id)
             how = (f" Certificate: `certdp verify DIR/{certificate_filename(c.id)}` ({cert})." if cert
-                   else " No certificate yet (a printed-ε value claim).")
+                   else " No certificate yet (a printed-ε value claim on an accountant answer).")
             out.append(f"- `{c.id}` ({_short(c)}, {c.citation.get('venue', '').split(';')[0]}"
                        f"{', ' + c.citation['where'] if 'where' in c.citation else ''}): claimed {shown}, "
                        f"certified {truth} ({rel}); accountant: {c.accountant}.{how}")
         out.append("")
     if classes["loose"]:
-        loose = sorted(classes["loose"], key=lambda r: r[4][0])
-        out += ["### Loose claims (valid guarantees above the certified truth)", "",
-                f"{len(loose)} claims, overstating ε by {span(loose)}. Smallest to largest:", ""]
-        out += [f"- `{c.id}`: {shown} vs {truth} ({rel})" for c, shown, truth, rel, _ in loose]
-        out.append("")
+        loose = sorted(on_eps(classes["loose"]), key=lambda r: r[4][0])
+        loose_d = sorted(on_delta(classes["loose"]), key=lambda r: r[4][0])
+        out += ["### Loose claims (valid guarantees above the certified truth)", ""]
+        if loose:
+            out += [f"{len(loose)} claims on ε, overstating it by {span(loose)}. Smallest to largest:", ""]
+            out += [f"- `{c.id}`: {shown} vs {truth} ({rel})" for c, shown, truth, rel, _ in loose]
+            out.append("")
+        if loose_d:
+            lo_d = min(b[0] for *_, b in loose_d)
+            hi_d = max((b[1] for *_, b in loose_d if b[1] is not None), default=None)
+            out += [f"{len(loose_d)} claims on δ at a fixed ε, overstating it by a factor "
+                    f"{_pct(lo_d, hi_d)[2:]} (claimed δ / certified δ):", ""]
+            out += [f"- `{c.id}`: δ = {shown} vs {truth} ({rel})" for c, shown, truth, rel, _ in loose_d]
+            out.append("")
+    out += _pending(rows)
     out.append(NOT_YET)
     return "\n".join(out)
 

@@ -29,6 +29,13 @@ value      quantity, at (table of the other parameters), reported (the
 Optional on every kind: ``citation`` (a table of strings: authors, title, venue, year,
 where, url) and ``accountant`` (free text: the method the source used), for corpora of
 published claims such as the built-in 'literature'.
+
+A claim about a mechanism certdp cannot express yet (tree aggregation, shuffling, ...)
+gives no ``mechanism`` but ``event`` (a table: ``type``, a name such as
+"dpftrl_tree", and the published parameters as strings or integers; decimal numerals
+are read as exact numbers) and ``needs`` (the missing capability, free text).  Such a
+claim is parsed and kept, and its verdict is INCONCLUSIVE naming what is missing; a
+``mechanism`` that does not parse still refuses the file.
 Numbers are exact decimal strings (or TOML integers).  A malformed file raises
 :class:`InputError` naming the claim id and the field.
 """
@@ -58,7 +65,7 @@ _FIELDS = {
     "gdp": {"mu", "residual"},
     "value": {"quantity", "at", "reported", "rounding", "formula"},
 }
-_COMMON = {"id", "source", "mechanism", "kind", "note", "citation", "accountant"}
+_COMMON = {"id", "source", "mechanism", "kind", "note", "citation", "accountant", "event", "needs"}
 #: Keys of the optional ``citation`` table (all strings): who published the claim and where in the work.
 CITATION_KEYS = ("authors", "title", "venue", "year", "where", "url")
 _REQUIRED = {"dp": {"eps", "delta"}, "not_dp": {"eps", "delta"}, "prdp": {"eps", "delta"},
@@ -90,6 +97,11 @@ class Claim:
     citation: Mapping[str, str] = field(default_factory=dict)
     #: optional: the accountant the source used for its number (free text)
     accountant: str = ""
+    #: optional structured description of the mechanism as published (``type`` plus parameters;
+    #: numerals as exact Fractions), for mechanisms the spec grammar cannot name yet
+    event: Mapping[str, Any] = field(default_factory=dict)
+    #: the capability certdp lacks to audit this claim (set: the claim has no mechanism and stays INCONCLUSIVE)
+    needs: str = ""
 
 
 def _number(value: Any, cid: str, name: str) -> Fraction:
@@ -130,6 +142,29 @@ def _sign(v: Any, cid: str, name: str) -> int:
         raise InputError(f"claim {cid!r}, field 'at.{name}': {err}") from None
 
 
+def _event(value: Any, cid: str) -> dict[str, Any]:
+    """The ``event`` table: a ``type`` name and parameters (numerals become exact Fractions)."""
+    if not isinstance(value, Mapping):
+        raise InputError(f"claim {cid!r}, field 'event': expected a table like {{ type = \"dpftrl_tree\", noise = \"7\" }}")
+    kind = value.get("type")
+    if not isinstance(kind, str) or not kind.strip():
+        raise InputError(f"claim {cid!r}, field 'event.type': a non-empty string naming the published mechanism is required")
+    out: dict[str, Any] = {"type": kind.strip()}
+    for k, v in value.items():
+        if k == "type":
+            continue
+        if isinstance(v, bool) or not isinstance(v, (str, int)):
+            raise InputError(f"claim {cid!r}, field 'event.{k}': expected a string or an integer, got {v!r}")
+        if isinstance(v, int):
+            out[k] = Fraction(v)
+            continue
+        try:
+            out[k] = exact(v, f"event.{k}")
+        except InputError:
+            out[k] = v  # a word ("poisson", "add_remove"), kept as text
+    return out
+
+
 def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
     cid = table.get("id")
     if not isinstance(cid, str) or not cid.strip():
@@ -144,6 +179,16 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
     if missing:
         raise InputError(f"claim {cid!r}: missing field(s) {', '.join(sorted(missing))}")
     mech = table.get("mechanism")
+    needs = table.get("needs")
+    if needs is not None:
+        if not isinstance(needs, str) or not needs.strip():
+            raise InputError(f"claim {cid!r}, field 'needs': expected the missing capability as a non-empty string")
+        if "event" not in table:
+            raise InputError(f"claim {cid!r}: a claim with 'needs' describes its mechanism in 'event'")
+        if mech is not None:
+            raise InputError(f"claim {cid!r}: a claim with 'needs' has no 'mechanism' (give the spec and drop 'needs' "
+                             "once certdp can audit it)")
+    event = _event(table["event"], cid) if "event" in table else {}
     if mech is not None and not isinstance(mech, str):
         raise InputError(f"claim {cid!r}, field 'mechanism': expected a spec string")
     if mech is not None:
@@ -205,10 +250,10 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         if q in MECHANISM_FREE:
             if mech is not None:
                 raise InputError(f"claim {cid!r}: quantity {q!r} takes no mechanism")
-        elif mech is None:
-            raise InputError(f"claim {cid!r}: field 'mechanism' is required")
-    elif mech is None:
-        raise InputError(f"claim {cid!r}: field 'mechanism' is required")
+        elif mech is None and needs is None:
+            raise InputError(f"claim {cid!r}: field 'mechanism' is required (or 'event' and 'needs')")
+    elif mech is None and needs is None:
+        raise InputError(f"claim {cid!r}: field 'mechanism' is required (or 'event' and 'needs')")
     if "delta" in values and not 0 <= values["delta"] < 1:
         raise InputError(f"claim {cid!r}, field 'delta': must lie in [0, 1)")
     if "eps" in values and values["eps"] < 0:
@@ -227,7 +272,7 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
             raise InputError(f"claim {cid!r}, field 'at.delta': must lie in [0, 1)")
     return Claim(id=cid, kind=kind, mechanism=mech, source=table.get("source", ""),
                  note=table.get("note", ""), citation=dict(citation), accountant=table.get("accountant", ""),
-                 **values)
+                 event=event, needs=(needs or "").strip(), **values)
 
 
 def parse_claims(text: str) -> list[Claim]:
