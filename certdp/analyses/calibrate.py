@@ -20,8 +20,9 @@ is certified; only the words depend on monotonicity:
   the text and the JSON).  A stated direction contradicting a rule proved on
   the parameter's whole range is refused.
 
-Calibration writes no certificate.  Every value comes from the one dispatcher
-(:func:`certdp.analyses.dispatch.delta_of`); when a grid value is undecided
+Calibration writes no certificate.  Every value comes from the one dispatcher: first
+coarse PLD looks (:func:`certdp.analyses.dispatch.screen_delta`, certified on any grid,
+:data:`SCREEN_COARSEN`), then :func:`certdp.analyses.dispatch.delta_of`; when a grid value is undecided
 (the target falls inside its enclosure) the dispatcher is asked again for a
 narrower answer (finer PLD grid, more bits), up to :data:`MAX_REFINE` times;
 then the result says so instead of guessing.
@@ -47,13 +48,14 @@ MAX_STEP = 2**62
 #: A grid value is first looked at on PLD grids 2^c times coarser than the default, for c
 #: in SCREEN_COARSEN in turn (:func:`certdp.analyses.dispatch.screen_delta`: h·8 costs
 #: ~1/8, h·2 ~1/3 of the default answer at σ 1.2, q 0.01, T 1000); only values these looks
-#: leave undecided get the default, narrowed answer.  Any grid is certified, so this only saves
+#: leave undecided get the default, narrowed answer (a look that left two values in a row
+#: undecided is skipped from then on).  Any grid is certified, so this only saves
 #: work: far from the target (the walk's first steps, most of the bisection) a coarse
 #: enclosure already decides.  The two values reported (the optimum and its neighbour) are
 #: re-evaluated with the default answer when that decides too, so that the reported
 #: enclosures are those of before.  Measured (σ for ε 1, δ 1e-5, q 0.01, T 1000,
 #: resolution 0.001): see docs/bench.md.
-SCREEN_COARSEN = (3, 1)
+SCREEN_COARSEN = (3, 1, 0, -1)
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,8 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
     cache: dict[int, GridFact] = {}
     target = to_ball(d)
 
-    screened: set[int] = set()  # grid values decided by the coarse look only
+    screened: set[int] = set()  # grid values decided by a coarse look only
+    misses: dict[int, int] = {}  # coarsening → how many values in a row it left undecided
 
     def decide(ans: Answer) -> bool | None:
         enc = ans.enclosure
@@ -214,11 +217,16 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
             value = k * res
             look = None
             for c in SCREEN_COARSEN:
+                if misses.get(c, 0) >= 2:
+                    continue  # this grid decided none of the last two values: too coarse here
                 try:
                     look = screen_delta(parse_spec(_spec_at(toks, param, value)), e, c)
                 except CertdpError:
                     look = None  # (an InputError too: the default answer then says why)
-                if look is None or decide(look) is not None:
+                if look is None:
+                    break
+                misses[c] = 0 if decide(look) is not None else misses.get(c, 0) + 1
+                if decide(look) is not None:
                     break
             if look is not None and decide(look) is not None:
                 cache[k] = GridFact(value, look, decide(look))
