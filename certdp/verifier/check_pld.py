@@ -23,8 +23,8 @@ so the final value bounds δ(ε) of the composition from above):
   A = (Q(I) − e^{−ω_{j+1}} P(I)) / (e^{−ω_j} − e^{−ω_{j+1}}) and P(I) − A;
   losses below the grid go up to its first point, above it to +∞; masses are
   rounded up to multiples of 2^−bits.
-* Composition: exact integer polynomial products (FLINT ``fmpz_poly``),
-  divided by 2^bits rounding up (⌈c/2^b⌉ <= ⌊c/2^b⌋ + 1); after each product
+* Composition: exact integer polynomial products (one GMP product of the masses
+  packed into one integer, :class:`_Packed`), divided by 2^bits rounding up (⌈c/2^b⌉ <= ⌊c/2^b⌋ + 1); after each product
   the bottom tail of mass <= τ moves up onto the first kept point and the top
   tail of mass <= τ to +∞.
 * F_ε of the result: Σ_{y_k > ε} c_k (1 − e^{ε−y_k}) + c_∞, times 2^−bits.
@@ -40,7 +40,7 @@ import math
 from fractions import Fraction
 from typing import Any, Mapping
 
-from flint import arb, fmpz, fmpz_poly
+from flint import arb, fmpz
 
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
