@@ -47,7 +47,7 @@ MAX_REFINE = 3
 MAX_STEP = 2**62
 #: A grid value is first looked at on PLD grids 2^c times coarser than the default, for c
 #: in SCREEN_COARSEN in turn (:func:`certdp.analyses.dispatch.screen_delta`: h·8 costs
-#: ~1/8, h·2 ~1/3 of the default answer at σ 1.2, q 0.01, T 1000); only values these looks
+#: ~1/10, h·2 ~1/4 of the default answer at σ 1.2, q 0.01, T 1000); only values these looks
 #: leave undecided get the default, narrowed answer (a look that left two values in a row
 #: undecided is skipped from then on).  Any grid is certified, so this only saves
 #: work: far from the target (the walk's first steps, most of the bisection) a coarse
