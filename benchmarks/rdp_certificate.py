@@ -8,7 +8,9 @@ first call (CPU ``process_time`` and wall ``perf_counter``).
 
 Item 5 — certificates: in one child, ``dpsgd(σ, q, T, delta=1e-5)`` (the answer), then
 ``writer.dpsgd_certificate`` + ``write`` (the certificate, re-checked by the checker),
-both with cold caches; the ratio is (answer + certificate) / answer.
+both with cold caches; the ratio is (answer + certificate) / answer.  Then the written
+certificate is checked from scratch (the checker's caches cleared) with the flint kernel
+(``certdp.verifier.checker.verify``); that ratio is check / answer.
 
 Every certdp source tree given (``--root``, repeatable; default: this checkout) is run
 in the same interleaved rounds, so a "before" tree (e.g. ``git archive <commit> | tar -x
@@ -72,8 +74,16 @@ c1, w1 = time.process_time(), time.perf_counter()
 doc = dpsgd_certificate(res)
 with tempfile.TemporaryDirectory() as d:
     write(doc, os.path.join(d, "c.json"))
-c2, w2 = time.process_time(), time.perf_counter()
+    c2, w2 = time.process_time(), time.perf_counter()
+    for mod in list(sys.modules.values()):  # the check from scratch: the checker's caches cleared
+        for f in vars(mod).values() if (getattr(mod, "__name__", "") or "").startswith("certdp.verifier") else ():
+            if hasattr(f, "cache_clear"):
+                f.cache_clear()
+    c3, w3 = time.process_time(), time.perf_counter()
+    verdict = certdp.verifier.checker.verify(os.path.join(d, "c.json"))
+    c4, w4 = time.process_time(), time.perf_counter()
 print(json.dumps({"cpu": c1 - c0, "wall": w1 - w0, "cert_cpu": c2 - c1, "cert_wall": w2 - w1,
+                  "check_cpu": c4 - c3, "check_wall": w4 - w3, "valid": verdict.valid,
                   "value": str(res.eps), "claim": doc["claim"]["eps"]}))
 """
 
@@ -137,8 +147,9 @@ def main() -> None:
                       f"{med(dpa, 'import_wall'):.2f} s |", flush=True)
     if not a.skip_cert:
         print("\n## item 5: certificate writing, fresh process (medians; ratio = (answer + certificate) / answer)\n")
-        print("| σ | q | T | tree | answer | claim ε | answer CPU / wall | certificate CPU / wall | ratio CPU | ratio wall |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| σ | q | T | tree | answer | claim ε | answer CPU / wall | certificate CPU / wall | ratio CPU | ratio wall "
+              "| check (flint) CPU / wall | check / answer CPU (wall) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for text in a.cert_cells.split(";"):
             cell = text.split(",")
             for root in roots:
@@ -153,7 +164,10 @@ def main() -> None:
                 rw = statistics.median((r["wall"] + r["cert_wall"]) / r["wall"] for r in c)
                 print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {os.path.basename(root.rstrip('/'))} | {c[0]['value']} "
                       f"| {c[0]['claim']} | {med(c, 'cpu'):.3f} / {med(c, 'wall'):.3f} s "
-                      f"| {med(c, 'cert_cpu'):.3f} / {med(c, 'cert_wall'):.3f} s | {rc:.2f}× | {rw:.2f}× |", flush=True)
+                      f"| {med(c, 'cert_cpu'):.3f} / {med(c, 'cert_wall'):.3f} s | {rc:.2f}× | {rw:.2f}× "
+                      f"| {med(c, 'check_cpu'):.3f} / {med(c, 'check_wall'):.3f} s "
+                      f"| {statistics.median(r['check_cpu'] / r['cpu'] for r in c):.2f}× "
+                      f"({statistics.median(r['check_wall'] / r['wall'] for r in c):.2f}×) |", flush=True)
 
 
 if __name__ == "__main__":

@@ -193,7 +193,7 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
       exactly μ-GDP with μ² = Σ μ_j², closed form) or finite or Gaussian while the PLD
       grid would not be exact (its finite route is exact: Zhu, Dong & Wang 2022 Def 35,
       convolved with the closed-form Gaussian profile).
-    ``refine`` = j divides the PLD grid step by 2^j (a narrower answer)."""
+    ``refine`` = j divides the PLD grid step by 2^j (a narrower answer; j < 0 multiplies it)."""
     if not items:
         raise InputError("nothing to compose: give at least one mechanism")
     from certdp.analyses.accountants.pld import PLDAccountant, supports  # noqa: PLC0415
@@ -214,8 +214,8 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
         pld = PLDAccountant().compose_all(items)  # type: ignore[assignment]
         if not pld.exact_grid and _phi_is_exact(mechs) and _phi_fits(items):
             pld = None
-        elif refine:
-            pld = PLDAccountant(h=pld.h / 2**refine).compose_all(items)  # type: ignore[assignment]
+        elif refine:  # (negative: a coarser grid, :func:`screen_delta`)
+            pld = PLDAccountant(h=pld.h / Fraction(2)**refine).compose_all(items)  # type: ignore[assignment]
     if pld is not None:
         return pld, pld.method
     from certdp.analyses.accountants.phi import PhiAccountant, supports as phi_supports, to_pair  # noqa: PLC0415
@@ -258,6 +258,20 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
     from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
 
     return _answer(mech, delta_enclosure(mech, eps, bits=bits), mech.route)
+
+
+def screen_delta(mech: Mechanism, eps: object, coarsen: int) -> Answer | None:
+    """Certified δ_M(ε) from the PLD accountant on a grid 2^coarsen times coarser than
+    its default, not narrowed; None when the mechanism's route has no PLD grid.  Every
+    grid gives a certified enclosure (wider on a coarser grid), so this is a cheap first
+    look that decides comparisons far from a target (:func:`certdp.analyses.calibrate.calibrate`)."""
+    items = composition_items(mech)
+    if items is None or not isinstance(eps, (Fraction, int)):
+        return None
+    acc, method = composition_accountant(items, refine=-coarsen)
+    if not hasattr(acc, "h"):
+        return None
+    return _answer(mech, acc.delta(eps), method)  # type: ignore[attr-defined]
 
 
 #: ``width`` requests refine an accountant's grid at most this many times (h / 2^j)

@@ -23,8 +23,8 @@ so the final value bounds δ(ε) of the composition from above):
   A = (Q(I) − e^{−ω_{j+1}} P(I)) / (e^{−ω_j} − e^{−ω_{j+1}}) and P(I) − A;
   losses below the grid go up to its first point, above it to +∞; masses are
   rounded up to multiples of 2^−bits.
-* Composition: exact integer polynomial products (FLINT ``fmpz_poly``),
-  divided by 2^bits rounding up (⌈c/2^b⌉ <= ⌊c/2^b⌋ + 1); after each product
+* Composition: exact integer polynomial products (one GMP product of the masses
+  packed into one integer, :class:`_Packed`), divided by 2^bits rounding up (⌈c/2^b⌉ <= ⌊c/2^b⌋ + 1); after each product
   the bottom tail of mass <= τ moves up onto the first kept point and the top
   tail of mass <= τ to +∞.
 * F_ε of the result: Σ_{y_k > ε} c_k (1 − e^{ε−y_k}) + c_∞, times 2^−bits.
@@ -38,10 +38,9 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from itertools import accumulate
 from typing import Any, Mapping
 
-from flint import arb, fmpz, fmpz_poly
+from flint import arb, fmpz
 
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 from certdp.errors import InputError, check_budget
@@ -143,33 +142,52 @@ class _Pair:
         x = t * to_ball(self.sigma) ** 2 + arb(1) / 2
         return x if self.sign > 0 else -x
 
-    def mass(self, comps: tuple, a: arb | None, b: arb | None, memo: dict, ka: object = None, kb: object = None) -> arb:
-        """Mixture mass of (a, b); None ends are −∞ (a) / +∞ (b).  ``memo`` (one precision; keys
-        ka, kb name the ends) returns each Φ/Φ̄/σ/weight ball made first: cells share ends, same bits."""
-        s = _once(memo, "sigma", lambda: to_ball(self.sigma))
-        total = arb(0)
-        for w, c in comps:
-            za = None if a is None else (a - c) / s
-            zb = None if b is None else (b - c) / s
 
-            def phi(z: arb, key: object, up: bool) -> arb:
-                return _once(memo, None if key is None else (key, c, up),
-                             lambda: Phi_upper_ball(z) if up else Phi_ball(z))
-            if za is not None and za > 0:
-                v = phi(za, ka, True) - (0 if zb is None else phi(zb, kb, True))
-            elif zb is not None and zb < 0:
-                v = phi(zb, kb, False) - (0 if za is None else phi(za, ka, False))
+class _Masses:
+    """Mixture masses between ends x_j (None: −∞ as a left end, +∞ as a right end).  Each
+    end's standardised z = (x_j − c)/σ per Gaussian centre c, its sign and its Φ or Φ̄
+    ball are made once and shared by the two cells beside it and by P and Q (which share
+    N(0, σ²)); a cell's mass is Σ w·m_c with, per component, the side of the ends that
+    keeps relative accuracy: Φ̄(za) − Φ̄(zb) when za > 0, Φ(zb) − Φ(za) when zb < 0, else
+    1 − Φ(za) − Φ̄(zb)."""
+
+    def __init__(self, pair: _Pair, xs: list[arb | None]) -> None:
+        s = to_ball(pair.sigma)
+        self.centres = sorted({c for _, c in pair.p + pair.qq})
+        w = {v: to_ball(v) for v, _ in pair.p + pair.qq}
+        self.pw, self.qw = [(w[v], c) for v, c in pair.p], [(w[v], c) for v, c in pair.qq]
+        self.z: list[Any] = []
+        for x in xs:
+            row = None if x is None else {c: (x - c) / s for c in self.centres}
+            self.z.append(row and {c: (v, 1 if v > 0 else (-1 if v < 0 else 0)) for c, v in row.items()})
+        self.memo: dict = {}
+
+    def _phi(self, j: int, c: int, up: bool) -> arb:
+        v = self.memo.get((j, c, up))
+        if v is None:
+            z = self.z[j][c][0]
+            v = self.memo[(j, c, up)] = Phi_upper_ball(z) if up else Phi_ball(z)
+        return v
+
+    def pq(self, ja: int | None, jb: int | None, want_q: bool = True) -> tuple[arb, arb]:
+        """(P, Q) mass between ends ja and jb (an index whose x is None, or None: infinite)."""
+        ja = None if ja is None or self.z[ja] is None else ja
+        jb = None if jb is None or self.z[jb] is None else jb
+        vals = {}
+        for c in self.centres:
+            if ja is not None and self.z[ja][c][1] == 1:
+                vals[c] = self._phi(ja, c, True) - (0 if jb is None else self._phi(jb, c, True))
+            elif jb is not None and self.z[jb][c][1] == -1:
+                vals[c] = self._phi(jb, c, False) - (0 if ja is None else self._phi(ja, c, False))
             else:
-                v = 1 - (0 if za is None else phi(za, ka, False)) - (0 if zb is None else phi(zb, kb, True))
-            total += _once(memo, ("w", w), lambda: to_ball(w)) * v
-        return total
-
-
-def _once(memo: dict, key: object, make: Any) -> arb:
-    """memo[key], made the first time (key None: made every time)."""
-    if key is not None and key not in memo:
-        memo[key] = make()
-    return make() if key is None else memo[key]
+                vals[c] = (1 - (0 if ja is None else self._phi(ja, c, False))
+                           - (0 if jb is None else self._phi(jb, c, True)))
+        P, Q = arb(0), arb(0)
+        for w, c in self.pw:
+            P += w * vals[c]
+        for w, c in (self.qw if want_q else ()):
+            Q += w * vals[c]
+        return P, Q
 
 
 class _Undecided(Exception):
@@ -188,13 +206,9 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
         x = pair.x_of_loss((lo + j) * hb)
         ends.append(x if x is not None else ("below" if pair.sign > 0 else "above"))
     masses = [arb(0)] * n
-
-    def point(e: Any) -> arb | None:
-        return None if isinstance(e, str) else e
-
-    memo: dict = {}  # Φ at each end, shared by the two cells beside it (see _Pair.mass)
+    cells = _Masses(pair, [None if isinstance(e, str) else e for e in ends])
     if ends[0] != "below":  # losses <= ω_0 go up to ω_0 ("above": all of them)
-        masses[0] = pair.mass(pair.p, None, point(ends[0]), memo, None, 0)
+        masses[0] = cells.pq(None, 0, False)[0]
     ehm = (-hb).exp()
     e_next = (-(lo * hb)).exp()
     for j in range(n - 1):
@@ -202,13 +216,12 @@ def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[i
         a, b = ends[j], ends[j + 1]
         if a == "above" or b == "below":
             continue  # empty interval
-        PI = pair.mass(pair.p, point(a), point(b), memo, j, j + 1)
-        QI = pair.mass(pair.qq, point(a), point(b), memo, j, j + 1)
+        PI, QI = cells.pq(j, j + 1)
         A = (QI - e_next * PI) / (e_j - e_next)
         masses[j] += A
         masses[j + 1] += PI - A
     top = ends[-1]
-    inf_mass = arb(0) if top == "above" else pair.mass(pair.p, point(top), None, memo, n - 1)
+    inf_mass = arb(0) if top == "above" else cells.pq(n - 1, None, False)[0]
     scale = arb(2) ** bits
     coeffs = [fixed_point_units(m, scale, True) for m in masses]
     return lo, coeffs, fixed_point_units(inf_mass, scale, True)
@@ -245,13 +258,13 @@ def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ..
     not certainly positive are dropped.  No mass at +∞."""
     hb = to_ball(h)
     ends: list[arb | None] = [None] + [to_ball(x) for x in cuts] + [None]
+    cells = _Masses(pair, ends)
     scale = arb(2) ** bits
     atoms: dict[int, int] = {}
     for j in range(len(ends) - 1):
         if not j % 1024:
             check_budget("re-deriving the lower one-step PLD", j, len(ends))
-        P = pair.mass(pair.p, ends[j], ends[j + 1], {})
-        Q = pair.mass(pair.qq, ends[j], ends[j + 1], {})
+        P, Q = cells.pq(j, j + 1)
         if not (P > 0 and Q > 0):
             continue
         ell = lower_bound((P / Q).log())
@@ -277,75 +290,122 @@ def _compose_lower(step: tuple[int, list[int], int], count: int, bits: int, tau:
     """count-fold composition rounded down: products divided by 2^bits with floor,
     tails of mass <= tau at both ends dropped (every step can only lower F_ε); the mass
     at +∞ of a product is a_∞(b_fin + b_∞) + a_fin·b_∞, rounded down."""
-    def product(a: tuple[int, list[int], int], b: tuple[int, list[int], int]) -> tuple[int, list[int], int]:
-        prod = (fmpz_poly(a[1]) * fmpz_poly(b[1])).coeffs()
-        cs = [int(c) >> bits for c in prod]
-        inf = (a[2] * (sum(b[1]) + b[2]) + sum(a[1]) * b[2]) >> bits if a[2] or b[2] else 0
-        off = a[0] + b[0]
-        if tau > 0 and cs:
-            lo, cut = 0, 0
-            while lo < len(cs) - 1 and cut + cs[lo] <= tau:
-                cut += cs[lo]
-                lo += 1
-            hi, cut = len(cs) - 1, 0
-            while hi > lo and cut + cs[hi] <= tau:
-                cut += cs[hi]
-                hi -= 1
-            cs, off = cs[lo:hi + 1], off + lo
-        return off, cs, inf
-
-    result = step
-    digits = bin(count)[3:]  # left to right, after the leading 1
-    for done, d in enumerate(digits):
-        check_budget("re-composing the lower PLD", done, len(digits))
-        result = product(result, result)
-        if d == "1":
-            result = product(result, step)
-    return result
-
-
-def _truncate(offset: int, cs: list[int], inf: int, tau: int) -> tuple[int, list[int], int]:
-    """Bottom tail (mass <= tau) up onto the first kept point, top tail to +∞."""
-    if tau <= 0 or len(cs) <= 1:
-        return offset, cs, inf
-    pre = list(accumulate(cs))
-    lo = 0
-    while lo < len(cs) - 1 and pre[lo] <= tau:
-        lo += 1
-    moved_up = pre[lo - 1] if lo else 0
-    hi = len(cs) - 1
-    cut = 0
-    while hi > lo and cut + cs[hi] <= tau:
-        cut += cs[hi]
-        hi -= 1
-    kept = cs[lo:hi + 1]
-    kept[0] += moved_up
-    return offset + lo, kept, inf + cut
+    return compose(step, count, bits, tau, up=False)
 
 
 def _product(a: tuple[int, list[int], int], b: tuple[int, list[int], int], bits: int,
              tau: int) -> tuple[int, list[int], int]:
-    (oa, ca, ia), (ob, cb, ib) = a, b
-    prod = (fmpz_poly(ca) * fmpz_poly(cb)).coeffs()
-    shift = fmpz(1) << bits
-    cs = [-int((-c) // shift) for c in prod]  # ⌈c / 2^bits⌉
-    fa, fb = sum(ca), sum(cb)
-    inf_exact = ia * (fb + ib) + fa * ib
-    inf = -((-inf_exact) >> bits)
-    return _truncate(oa + ob, cs, inf, tau)
+    """The product of two PLDs (offset, masses, mass at +∞), rounded up and truncated."""
+    return _Packed.of(a, bits).times(_Packed.of(b, bits), tau).unpack()
 
 
-def compose(step: tuple[int, list[int], int], count: int, bits: int, tau: int) -> tuple[int, list[int], int]:
+def compose(step: tuple[int, list[int], int], count: int, bits: int, tau: int,
+            up: bool = True) -> tuple[int, list[int], int]:
     """count-fold self-composition by left-to-right square and multiply (square for
-    each binary digit of ``count`` after the first, compose with ``step`` where it is 1)."""
-    result = step
+    each binary digit of ``count`` after the first, compose with ``step`` where it is 1);
+    rounded up, or with ``up=False`` down (:func:`_compose_lower`)."""
+    one = result = _Packed.of(step, bits)
     digits = bin(count)[3:]
     for done, d in enumerate(digits):
         check_budget("re-composing the PLD", done, len(digits))
-        result = _product(result, result, bits, tau)
+        result = result.times(result, tau, up)
         if d == "1":
-            result = _product(result, step, bits, tau)
-    return result
+            result = result.times(one, tau, up)
+    return result.unpack()
+
+
+class _Packed:
+    """A PLD (offset, masses c_0..c_{n−1} >= 0, mass at +∞) with its masses packed into
+    one integer N = Σ c_i 2^{k·i}.  One GMP product of two such integers is the polynomial
+    product of the masses (Kronecker substitution) when no product coefficient reaches
+    2^k: every one is at most Σa·Σb, and :meth:`times` widens k until Σa·Σb + 2^b < 2^k.
+    Each coefficient is then divided by 2^b rounding up, ⌈c/2^b⌉ = ⌊(c + 2^b − 1)/2^b⌋, by
+    one addition of (2^b − 1)·Σ_i 2^{k·i} (no slot overflows), one mask of every slot's low
+    b bits and one shift; the mass at +∞ of the product, a_∞(Σb + b_∞) + Σa·b_∞, is rounded
+    up; then :meth:`_truncate` moves the bottom tail (mass <= τ) up onto the first kept
+    point and the top tail to +∞.  Rounded down (``up=False``, a lower PLD) there is no
+    addition, the mass at +∞ is rounded down and both tails are dropped.  Exact integers
+    throughout: only the layout is packed."""
+
+    __slots__ = ("offset", "N", "n", "total", "inf", "bits", "k")
+
+    def __init__(self, offset: int, N: fmpz, n: int, total: int, inf: int, bits: int, k: int) -> None:
+        self.offset, self.N, self.n, self.total, self.inf, self.bits, self.k = offset, N, n, total, inf, bits, k
+
+    @staticmethod
+    def of(pld: tuple[int, list[int], int], bits: int, k: int = 0) -> "_Packed":
+        offset, cs, inf = pld
+        cs = [int(c) for c in cs]
+        while cs and cs[-1] == 0:
+            cs.pop()
+        if any(c < 0 for c in cs):
+            raise ValueError("negative mass")
+        total = sum(cs)
+        k = max(k, 8 * ((2 * total.bit_length() + 2 * bits + 16) // 16 + 1))
+        w = k // 8
+        N = fmpz(int.from_bytes(b"".join(c.to_bytes(w, "little") for c in cs), "little"))
+        return _Packed(offset, N, len(cs), total, int(inf), bits, k)
+
+    def _ones(self, n: int) -> fmpz:
+        return fmpz(int.from_bytes((1).to_bytes(self.k // 8, "little") * n, "little"))
+
+    def _slots(self, N: fmpz, start: int, m: int) -> list[int]:
+        """Slots start .. start + m − 1 of N."""
+        w, k = self.k // 8, self.k
+        raw = int((N >> (k * start)) & ((fmpz(1) << (k * m)) - 1)).to_bytes(w * m, "little")
+        return [int.from_bytes(raw[i * w:(i + 1) * w], "little") for i in range(m)]
+
+    def unpack(self) -> tuple[int, list[int], int]:
+        return self.offset, self._slots(self.N, 0, self.n), self.inf
+
+    def times(self, other: "_Packed", tau: int, up: bool = True) -> "_Packed":
+        k, b = self.k, self.bits
+        if b != other.bits:
+            raise ValueError("incompatible PLDs")
+        n = self.n + other.n - 1 if self.n and other.n else 0
+        bound = self.total * other.total  # >= every coefficient of the exact product
+        if other.k != k or bound + (1 << b) >= 1 << k or (bound >> b) + n >= (1 << k) - 1:
+            k = max(k, other.k, 8 * ((bound.bit_length() + n.bit_length() + b + 16) // 8 + 1))
+            return _Packed.of(self.unpack(), b, k).times(_Packed.of(other.unpack(), b, k), tau, up)
+        ones = self._ones(n)
+        P = self.N * other.N + (ones * ((1 << b) - 1) if up else 0)
+        P = (P & (ones * ((1 << k) - (1 << b)))) >> b
+        if not up:  # floor may zero the top slots: drop them
+            n = min(n, (P.bit_length() + k - 1) // k)
+        total = int(P % ((1 << k) - 1))  # Σ slots, exact: it is below bound/2^b + n < 2^k − 1
+        inf_exact = self.inf * (other.total + other.inf) + self.total * other.inf
+        inf = -((-inf_exact) >> b) if up else inf_exact >> b
+        return _Packed(self.offset + other.offset, P, n, total, inf, b, k)._truncate(tau, up)
+
+    def _run(self, limit: int, tau: int, down: bool) -> tuple[int, int]:
+        """(m, mass): the most slots from the bottom (or ``down``: the top), at most
+        ``limit``, whose mass is <= tau.  The mass of m slots is their integer mod 2^k − 1
+        (exact: every sum of slots is below 2^k − 1); found by doubling, then bisection."""
+        N, k, M = self.N, self.k, (1 << self.k) - 1
+
+        def mass(m: int) -> int:
+            part = N >> (k * (self.n - m)) if down else N & ((fmpz(1) << (k * m)) - 1)
+            return int(part % M)
+        good, bad = 0, 64
+        while bad <= limit and mass(bad) <= tau:
+            good, bad = bad, 2 * bad
+        bad = min(bad, limit + 1)
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            good, bad = (mid, bad) if mass(mid) <= tau else (good, mid)
+        return good, mass(good)
+
+    def _truncate(self, tau: int, up: bool) -> "_Packed":
+        N, n = self.N, self.n
+        if tau <= 0 or n <= 1:
+            return self
+        lo, pre = self._run(n - 1, tau, False)
+        top, cut = self._run(n - 1 - lo, tau, True)
+        hi = n - 1 - top
+        if lo or hi < n - 1:
+            N = ((N >> (self.k * lo)) & ((fmpz(1) << (self.k * (hi - lo + 1))) - 1)) + (pre if up else 0)
+        total, inf = (self.total - cut, self.inf + cut) if up else (self.total - cut - pre, self.inf)
+        return _Packed(self.offset + lo, N, hi - lo + 1, total, inf, self.bits, self.k)
 
 
 def f_eps(pld: tuple[int, list[int], int], h: Fraction, bits: int, eps: Fraction) -> arb:

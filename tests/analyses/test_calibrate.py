@@ -198,3 +198,23 @@ def test_rr_answers_against_the_definition(eps, tdelta, start, direction):
     if c.none_exists:
         assert not any(meets.values())
     assert c.monotone == (c.assumptions == ())
+
+
+def test_coarse_looks_change_no_answer(monkeypatch):
+    """The coarse PLD looks (SCREEN_COARSEN) only save work: the same optimum, the same
+    reported enclosures as with the default answer at every grid value; and they do
+    decide most of the walk (fewer default answers)."""
+    import certdp.analyses.calibrate as cal
+
+    calls = []
+    real = cal.delta_of
+    monkeypatch.setattr(cal, "delta_of", lambda *a, **k: calls.append(1) or real(*a, **k))
+    spec = "compose(subsample(gaussian(sigma=x), rate=1/100), k=100)"
+    fast = cal.calibrate(spec, "x", eps=1, delta="1e-5", resolution="1/100")
+    n_fast = len(calls)
+    monkeypatch.setattr(cal, "SCREEN_COARSEN", ())
+    calls.clear()
+    slow = cal.calibrate(spec, "x", eps=1, delta="1e-5", resolution="1/100")
+    assert fast.value == slow.value and fast.optimal and slow.optimal
+    assert fast.best.to_json() == slow.best.to_json() and fast.neighbour.to_json() == slow.neighbour.to_json()
+    assert n_fast < len(calls) / 2
