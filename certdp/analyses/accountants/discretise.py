@@ -562,7 +562,7 @@ def law_source(mech: object) -> LawSource:
     if getattr(mech, "name", None) == "truncated_subsample":  # a labelled mixture of subsampled Gaussians
         from certdp.analyses.accountants.mixture_law import truncated_source  # noqa: PLC0415
 
-        return truncated_source(mech)  # type: ignore[return-value]
+        return truncated_source(mech, one_step)  # type: ignore[return-value]
     if isinstance(mech, Compose):
         raise InputError(f"{label}: a composition inside another transform needs its own law "
                          "(compose at the top level instead)")

@@ -65,8 +65,9 @@ class MixtureSource:
     lattice = None
     adapts_to_grid = False
 
-    def __init__(self, build: Callable[[Relation], MixtureLaw], label: str) -> None:
+    def __init__(self, build: Callable[[Relation], MixtureLaw], label: str, discretise: Callable[..., Any]) -> None:
         self._build = build
+        self._discretise = discretise  # discretise.one_step (passed in: no import cycle)
         self.label = label
         self._laws: dict[str, MixtureLaw] = {}
 
@@ -83,17 +84,17 @@ class MixtureSource:
         return lo, hi
 
     def one_step(self, relation: Relation, kind: Any, h: Fraction, bits: int, tail: float, max_points: int) -> Any:
-        from certdp.analyses.accountants.discretise import one_step  # noqa: PLC0415
         from certdp.errors import InputError  # noqa: PLC0415
 
         if kind == "lower":
             raise InputError("a labelled mixture that dominates the mechanism has no lower discretisation")
-        return one_step(self.law(relation, h, tail), h, bits, kind, tail, max_points)
+        return self._discretise(self.law(relation, h, tail), h, bits, kind, tail, max_points)
 
 
-def truncated_source(mech: Any) -> MixtureSource:
+def truncated_source(mech: Any, discretise: Callable[..., Any]) -> MixtureSource:
     """The labelled mixture of ``truncated_subsample`` (module doc): weight 1 − t on the
-    Poisson-subsampled Gaussian of noise σ (sensitivity 1), t on that of noise σ/2."""
+    Poisson-subsampled Gaussian of noise σ (sensitivity 1), t on that of noise σ/2;
+    ``discretise`` is the engine's one-step discretisation of a loss law."""
     from certdp.mechanisms.truncated import truncation_probability  # noqa: PLC0415
     from certdp.numerics.ball import working_precision  # noqa: PLC0415
 
@@ -111,4 +112,4 @@ def truncated_source(mech: Any) -> MixtureSource:
             return MixtureLaw(((arb(1), one),))
         return MixtureLaw(((1 - t, one), (t, component(sigma / 2, relation))))
 
-    return MixtureSource(build, mech.spec())
+    return MixtureSource(build, mech.spec(), discretise)
