@@ -64,6 +64,8 @@ class MixtureSource:
     anchor = None
     lattice = None
     adapts_to_grid = False
+    #: the engine's name for this path in an answer's method line
+    path = "labelled mixture, upper bound only"
 
     def __init__(self, build: Callable[[Relation], MixtureLaw], label: str, discretise: Callable[..., Any]) -> None:
         self._build = build
