@@ -152,7 +152,6 @@ def parse_relation(rel: Any) -> Relation:
 _REFUSED = {
     "SampledWithoutReplacementDpEvent": "sampling without replacement has no pair in its engine yet",
     "SampledWithReplacementDpEvent": "sampling with replacement has no pair in its engine yet",
-    "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
     "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
     "UnsupportedDpEvent": "dp_accounting's own marker for an event no accountant supports",
 }
@@ -220,6 +219,8 @@ class _Walk:
             return self._tree_aggregation(event)
         if name == "TruncatedSubsampledGaussianDpEvent":
             return self._truncated(event)
+        if name == "MixtureOfGaussiansDpEvent":
+            return self._mixture(event)
         if name in _REFUSED:
             raise UnsupportedEventError(f"{name} is not supported by certdp: {_REFUSED[name]}")
         if self.relation is Relation.REPLACE_ONE:
@@ -302,6 +303,38 @@ class _Walk:
             return _NON_PRIVATE
         return self._checked(f"truncated_subsample(noise={fraction_to_str(noise)}, rate={fraction_to_str(q)}, "
                              f"batch={b}, size={n})", event)
+
+    def _mixture(self, event: Any) -> str | None:
+        """``gaussian_mixture(sigma=σ, sensitivities="c_1, ...", probs="p_1, ...")``: N(0, σ²)
+        against Σ p_i N(c_i, σ²), both orders, an exact PLD.  dp_accounting defines it under
+        ADD_OR_REMOVE_ONE and REPLACE_SPECIAL; REPLACE_ONE (a mixture against a mixture) is
+        refused.  The float probabilities are taken exactly and divided by their sum when it
+        is within 1e-9 of 1 (floats such as 0.99 + 0.01 rarely sum to exactly 1); otherwise
+        refused.  Sensitivities all 0 release nothing; σ = 0 is not private."""
+        what = "MixtureOfGaussiansDpEvent"
+        if self.relation is Relation.REPLACE_ONE:
+            raise UnsupportedEventError(f"{what} under REPLACE_ONE is not supported: dp_accounting defines it "
+                                        "under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL only")
+        sigma = _fraction(event.standard_deviation, f"{what}.standard_deviation")
+        cs = [_fraction(c, f"{what}.sensitivities") for c in event.sensitivities]
+        ps = [_fraction(p, f"{what}.sampling_probs") for p in event.sampling_probs]
+        total = sum(ps, Fraction(0))
+        if (not cs or len(cs) != len(ps) or sigma < 0 or any(c < 0 for c in cs) or any(p < 0 for p in ps)
+                or abs(total - 1) > Fraction(1, 10**9)):
+            raise UnsupportedEventError(f"{what} needs standard_deviation >= 0, sensitivities >= 0 and as many "
+                                        "probabilities >= 0 summing to 1")
+        kept = [(c, p / total) for c, p in zip(cs, ps) if p > 0]
+        if all(c == 0 for c, _ in kept):  # dp_accounting: nothing is released
+            return None
+        if sigma == 0:
+            return _NON_PRIVATE
+        merged: dict[Fraction, Fraction] = {}
+        for c, p in kept:
+            merged[c] = merged.get(c, Fraction(0)) + p
+        cl = ", ".join(fraction_to_str(c) for c in merged)
+        pl = ", ".join(fraction_to_str(p) for p in merged.values())
+        return self._checked(f'gaussian_mixture(sigma={fraction_to_str(sigma)}, sensitivities="{cl}", probs="{pl}")',
+                             event)
 
     def _poisson(self, event: Any) -> str | None:
         """``subsample(M, rate=q)``: Poisson sampling of one mechanism step M whose law the

@@ -15,6 +15,7 @@ from certdp.mechanisms.basic import (
     RandomizedResponseK,
 )
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
+from certdp.mechanisms.gaussian_mixture import GaussianMixture
 from certdp.mechanisms.tree import TreeAggregation
 from certdp.mechanisms.truncated import TruncatedSubsample
 from certdp.mechanisms.user import Profile
@@ -42,6 +43,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         ZCDP,
         TreeAggregation,
         TruncatedSubsample,
+        GaussianMixture,
         "tradeoff",
         "sgd",
         "icea",

@@ -436,11 +436,12 @@ ACCEPTED = {
     (n, r) for n in ("ComposedDpEvent", "DiscreteLaplaceDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
                      "NoOpDpEvent", "NonPrivateDpEvent", "SelfComposedDpEvent", "ZCDpEvent") for r in ("add", "replace")
 } | {("PoissonSampledDpEvent", "add"), ("RandomizedResponseDpEvent", "replace"),
-     ("SingleEpochTreeAggregationDpEvent", "replace"), ("TruncatedSubsampledGaussianDpEvent", "add")}
+     ("SingleEpochTreeAggregationDpEvent", "replace"), ("TruncatedSubsampledGaussianDpEvent", "add"),
+     ("MixtureOfGaussiansDpEvent", "add")}
 
 #: a phrase of each refusal reason, as docs/interop.md words it
 DOC_PHRASES = {
-    "MixtureOfGaussiansDpEvent": "mixtures of Gaussians", "RepeatAndSelectDpEvent": "repeat-and-select",
+    ("MixtureOfGaussiansDpEvent", "replace"): "mixtures of Gaussians under", "RepeatAndSelectDpEvent": "repeat-and-select",
     "SampledWithReplacementDpEvent": "with replacement", "SampledWithoutReplacementDpEvent": "sampling without",
     ("SingleEpochTreeAggregationDpEvent", "add"): "tree aggregation under", ("TruncatedSubsampledGaussianDpEvent", "replace"): "truncated Poisson sampling under",
     "UnsupportedDpEvent": "UnsupportedDpEvent", ("RandomizedResponseDpEvent", "add"): "randomized response under",

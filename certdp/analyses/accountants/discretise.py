@@ -563,6 +563,10 @@ def law_source(mech: object) -> LawSource:
         from certdp.analyses.accountants.mixture_law import truncated_source  # noqa: PLC0415
 
         return truncated_source(mech, one_step)  # type: ignore[return-value]
+    if getattr(mech, "name", None) == "gaussian_mixture":  # N(0) against Σ p_i N(c_i): an exact law
+        from certdp.analyses.accountants.mog_law import mog_source  # noqa: PLC0415
+
+        return mog_source(mech, one_step)  # type: ignore[return-value]
     if isinstance(mech, Compose):
         raise InputError(f"{label}: a composition inside another transform needs its own law "
                          "(compose at the top level instead)")
