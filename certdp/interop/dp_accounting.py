@@ -28,9 +28,22 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
 ``DiscreteLaplaceDpEvent(a, Δ)``  ``discrete_laplace(scale=1/a, sensitivity=Δ)``
                                   (also inside ``PoissonSampledDpEvent``)
 ``ZCDpEvent(ρ)``                  ``zcdp(rho=ρ)``: an UPPER bound (Canonne, Kamath &
-                                  Steinke 2020 Prop 12); parts add up to one ρ
+                                  Steinke 2020 Prop 12); parts add up to one ρ;
+                                  mixed with others: the better of RDP and PLD
+``TruncatedSubsampledGaussian``   ``truncated_subsample(noise, rate, batch, size)``:
+``DpEvent(n, q, B, σ)``           an UPPER bound (a labelled mixture of sampled
+                                  Gaussians; RDP and PLD, the better)
+``MixtureOfGaussiansDpEvent``     ``gaussian_mixture(sigma, sensitivities, probs)``:
+                                  an exact PLD (both orders)
 ``NoOpDpEvent``                   nothing
 ================================  ==============================================
+
+Under ``REPLACE_SPECIAL`` (a record replaced by a zero record): the events above with the
+same pairs (sensitivity 1), and ``SingleEpochTreeAggregationDpEvent(σ, T)`` →
+``tree_aggregation(noise=σ, steps=max T)`` (exactly Gaussian, μ² = ⌈log₂(T+1)⌉/σ²).
+
+Answers are refined as ``certdp account`` refines them (its default width); ``width=``
+(constructor or ``epsilon_enclosure``) asks for a narrower ε.
 
 Under ``REPLACE_ONE`` (``CertifiedAccountant(NeighboringRelation.REPLACE_ONE)``),
 events whose replace-one pair is mapped exactly, and their compositions:
@@ -43,6 +56,7 @@ events whose replace-one pair is mapped exactly, and their compositions:
 ``RandomizedResponseDpEvent(p, k)``, k>=3   ``randomized_response_k(p=1 − p + p/k, k=k)``
 ``RandomizedResponseDpEvent(p, 1)``         nothing (one bucket)
 ``ZCDpEvent(ρ)``                            ``zcdp(rho=ρ)`` (upper bound)
+``SingleEpochTreeAggregationDpEvent(σ, T)`` ``tree_aggregation(noise=σ, steps=T, sensitivity=2)``
 ``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
 ==========================================  ====================================
 
@@ -56,13 +70,14 @@ multiplier 0 and a randomized response with noise 0 make the accountant answer
 ε = ∞ (δ = 1), and a sampling probability 0 (or ρ = 0) is a no-op.  Everything else raises
 :class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
-a one-line reason: randomized response under add-or-remove-one (dp_accounting
-leaves it undefined), Poisson sampling under replace-one (a mixture against a
-mixture: no pair in the engine), Poisson sampling of a composition (one draw
-shared by several steps has no law in the engine), of randomized response or of
-zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without replacement or with replacement,
-tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
-repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+a one-line reason: randomized response under add-or-remove-one or REPLACE_SPECIAL,
+tree aggregation under add-or-remove-one (dp_accounting defines it under
+REPLACE_SPECIAL only), Poisson sampling, truncated sampling and mixtures of Gaussians
+under replace-one (a mixture against a mixture: no pair in the engine), Poisson
+sampling of a composition (one draw shared by several steps has no law in the
+engine), of randomized response or of zCDP, (ξ, ρ)-zCDP with ξ > 0, sampling without
+replacement or with replacement, repeat-and-select and dp_accounting's
+``UnsupportedDpEvent``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
