@@ -202,7 +202,8 @@ def composition_accountant(items: list[tuple[Mechanism, int]], *, rel_bits: int 
     if len(items) == 1 and items[0][1] == 1 and getattr(items[0][0], "name", None) == "zcdp":
         return _ProfileAccountant(items[0][0]), items[0][0].route
     mechs = [m for m, _ in items]
-    if any(getattr(m, "accountant_only", False) or getattr(m, "name", None) == "zcdp" for m in mechs):
+    if any(m.profile_kind is ProfileKind.UPPER and getattr(m, "accountant_only", False)
+           or getattr(m, "name", None) == "zcdp" for m in mechs):
         from certdp.analyses.accountants.best_upper import best_upper  # noqa: PLC0415
 
         acc = best_upper(items, pld_ok=all(supports(m) for m in mechs))  # upper bounds only

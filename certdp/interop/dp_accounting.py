@@ -28,9 +28,22 @@ event needs no import of dp_accounting).  Under ``ADD_OR_REMOVE_ONE`` (the defau
 ``DiscreteLaplaceDpEvent(a, Δ)``  ``discrete_laplace(scale=1/a, sensitivity=Δ)``
                                   (also inside ``PoissonSampledDpEvent``)
 ``ZCDpEvent(ρ)``                  ``zcdp(rho=ρ)``: an UPPER bound (Canonne, Kamath &
-                                  Steinke 2020 Prop 12); parts add up to one ρ
+                                  Steinke 2020 Prop 12); parts add up to one ρ;
+                                  mixed with others: the better of RDP and PLD
+``TruncatedSubsampledGaussian``   ``truncated_subsample(noise, rate, batch, size)``:
+``DpEvent(n, q, B, σ)``           an UPPER bound (a labelled mixture of sampled
+                                  Gaussians; RDP and PLD, the better)
+``MixtureOfGaussiansDpEvent``     ``gaussian_mixture(sigma, sensitivities, probs)``:
+                                  an exact PLD (both orders)
 ``NoOpDpEvent``                   nothing
 ================================  ==============================================
+
+Under ``REPLACE_SPECIAL`` (a record replaced by a zero record): the events above with the
+same pairs (sensitivity 1), and ``SingleEpochTreeAggregationDpEvent(σ, T)`` →
+``tree_aggregation(noise=σ, steps=max T)`` (exactly Gaussian, μ² = ⌈log₂(T+1)⌉/σ²).
+
+Answers are refined as ``certdp account`` refines them (its default width); ``width=``
+(constructor or ``epsilon_enclosure``) asks for a narrower ε.
 
 Under ``REPLACE_ONE`` (``CertifiedAccountant(NeighboringRelation.REPLACE_ONE)``),
 events whose replace-one pair is mapped exactly, and their compositions:
@@ -46,6 +59,7 @@ events whose replace-one pair is mapped exactly, and their compositions:
 ``PoissonSampledDpEvent(q, E)``             ``subsample_replace(M, rate=q)``, E Gaussian / Laplace
 ``SampledWithoutReplacementDpEvent``        ``subset_replace(M, batch=b, n=n)`` (upper bound)
 ``SampledWithReplacementDpEvent``           ``sample_wr(gaussian(sigma=σ), batch=b, n=n)`` (upper bound)
+``SingleEpochTreeAggregationDpEvent(σ, T)`` ``tree_aggregation(noise=σ, steps=T, sensitivity=2)``
 ``NoOpDpEvent``, ``NonPrivateDpEvent``      as above
 ==========================================  ====================================
 
@@ -59,11 +73,12 @@ multiplier 0 and a randomized response with noise 0 make the accountant answer
 ε = ∞ (δ = 1), and a sampling probability 0 (or ρ = 0) is a no-op.  Everything else raises
 :class:`UnsupportedEventError` (a :class:`certdp.errors.InputError` and, when
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
-a one-line reason: randomized response under add-or-remove-one (dp_accounting
-leaves it undefined), the sampling events :mod:`certdp.interop.sampled_events` does
-not convert (its docstring), (ξ, ρ)-zCDP with ξ > 0, tree aggregation under
-add-or-remove-one, truncated subsampled Gaussians under replace-one, mixtures of Gaussians,
-repeat-and-select and dp_accounting's ``UnsupportedDpEvent``.  (dp_accounting 0.6 has no
+a one-line reason: randomized response under add-or-remove-one or REPLACE_SPECIAL,
+tree aggregation under add-or-remove-one (dp_accounting defines it under
+REPLACE_SPECIAL only), truncated sampling and mixtures of Gaussians under replace-one
+(a mixture against a mixture: no pair in the engine), the sampling events
+:mod:`certdp.interop.sampled_events` does not convert (its docstring), (ξ, ρ)-zCDP
+with ξ > 0, repeat-and-select and dp_accounting's ``UnsupportedDpEvent``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
@@ -152,7 +167,6 @@ def parse_relation(rel: Any) -> Relation:
 
 #: event classes refused under every relation, with the one-line reason
 _REFUSED = {
-    "MixtureOfGaussiansDpEvent": "a mixture of Gaussians has no law in its engine yet",
     "RepeatAndSelectDpEvent": "repeat-and-select has only an RDP analysis in dp_accounting, none in certdp",
     "UnsupportedDpEvent": "dp_accounting's own marker for an event no accountant supports",
 }
@@ -220,6 +234,8 @@ class _Walk:
             return self._tree_aggregation(event)
         if name == "TruncatedSubsampledGaussianDpEvent":
             return self._truncated(event)
+        if name == "MixtureOfGaussiansDpEvent":
+            return self._mixture(event)
         if name in SAMPLED_EVENTS:  # Poisson, without and with replacement: certdp.interop.sampled_events
             return sampled_spec(self, event, replace=self.relation is Relation.REPLACE_ONE, fraction=_fraction,
                                 count=_count, error=UnsupportedEventError, non_private=_NON_PRIVATE)
@@ -299,6 +315,38 @@ class _Walk:
             return _NON_PRIVATE
         return self._checked(f"truncated_subsample(noise={fraction_to_str(noise)}, rate={fraction_to_str(q)}, "
                              f"batch={b}, size={n})", event)
+
+    def _mixture(self, event: Any) -> str | None:
+        """``gaussian_mixture(sigma=σ, sensitivities="c_1, ...", probs="p_1, ...")``: N(0, σ²)
+        against Σ p_i N(c_i, σ²), both orders, an exact PLD.  dp_accounting defines it under
+        ADD_OR_REMOVE_ONE and REPLACE_SPECIAL; REPLACE_ONE (a mixture against a mixture) is
+        refused.  The float probabilities are taken exactly and divided by their sum when it
+        is within 1e-9 of 1 (floats such as 0.99 + 0.01 rarely sum to exactly 1); otherwise
+        refused.  Sensitivities all 0 release nothing; σ = 0 is not private."""
+        what = "MixtureOfGaussiansDpEvent"
+        if self.relation is Relation.REPLACE_ONE:
+            raise UnsupportedEventError(f"{what} under REPLACE_ONE is not supported: dp_accounting defines it "
+                                        "under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL only")
+        sigma = _fraction(event.standard_deviation, f"{what}.standard_deviation")
+        cs = [_fraction(c, f"{what}.sensitivities") for c in event.sensitivities]
+        ps = [_fraction(p, f"{what}.sampling_probs") for p in event.sampling_probs]
+        total = sum(ps, Fraction(0))
+        if (not cs or len(cs) != len(ps) or sigma < 0 or any(c < 0 for c in cs) or any(p < 0 for p in ps)
+                or abs(total - 1) > Fraction(1, 10**9)):
+            raise UnsupportedEventError(f"{what} needs standard_deviation >= 0, sensitivities >= 0 and as many "
+                                        "probabilities >= 0 summing to 1")
+        kept = [(c, p / total) for c, p in zip(cs, ps) if p > 0]
+        if all(c == 0 for c, _ in kept):  # dp_accounting: nothing is released
+            return None
+        if sigma == 0:
+            return _NON_PRIVATE
+        merged: dict[Fraction, Fraction] = {}
+        for c, p in kept:
+            merged[c] = merged.get(c, Fraction(0)) + p
+        cl = ", ".join(fraction_to_str(c) for c in merged)
+        pl = ", ".join(fraction_to_str(p) for p in merged.values())
+        return self._checked(f'gaussian_mixture(sigma={fraction_to_str(sigma)}, sensitivities="{cl}", probs="{pl}")',
+                             event)
 
     def _randomized_response(self, event: Any) -> str | None:
         """dp_accounting's k-ary randomized response under REPLACE_ONE: the true bucket with

@@ -16,6 +16,7 @@ from certdp.mechanisms.basic import (
 )
 from certdp.mechanisms.sampling import SampleWR, SubsampleReplace, SubsetReplace
 from certdp.mechanisms.transforms import ClipReify, Compose, ComposeAll, Subsample, SubsetSample, dpsgd
+from certdp.mechanisms.gaussian_mixture import GaussianMixture
 from certdp.mechanisms.tree import TreeAggregation
 from certdp.mechanisms.truncated import TruncatedSubsample
 from certdp.mechanisms.user import Profile
@@ -46,6 +47,7 @@ CATALOG: dict[str, type[Mechanism] | object] = {  # classes, and the dpsgd alias
         SubsampleReplace,
         SubsetReplace,
         SampleWR,
+        GaussianMixture,
         "tradeoff",
         "sgd",
         "icea",

@@ -1,7 +1,7 @@
 """Certificates of the issue-35 specs: tree_aggregation is written as its d-fold Gaussian
 (the same trade-off curve, G_μ with μ² = dΔ²/σ²), which the checker re-evaluates in closed
-form — VALID, and INVALID once tampered; truncated_subsample and zCDP mixes have no
-checker evidence and are refused at write time, with no file written."""
+form — VALID, and INVALID once tampered; truncated_subsample, gaussian_mixture and zCDP
+mixes have no checker evidence and are refused at write time, with no file written."""
 
 from __future__ import annotations
 
@@ -48,8 +48,9 @@ def test_tree_aggregation_in_a_heterogeneous_composition(tmp_path):
     assert "tree_aggregation" not in doc["mechanism"] and check(doc).valid
 
 
-@pytest.mark.parametrize("specs", [["truncated_subsample(noise=1, rate=0.01, batch=20, size=1000)"],
-                                   ["zcdp(rho=0.1)", "gaussian(sigma=2)"]])
+@pytest.mark.parametrize("specs", [["truncated_subsample(noise=4, rate=0.01, batch=20, size=1000)"],
+                                   ["zcdp(rho=0.1)", "gaussian(sigma=2)"],
+                                   ['gaussian_mixture(sigma=2, sensitivities="0, 1", probs="1/2, 1/2")']])
 def test_upper_bound_specs_without_checker_evidence_are_refused_at_write_time(tmp_path, capsys, specs):
     args = [a for s in specs for a in ("--mechanism", s)]
     rc, path = _write(tmp_path, *args)

@@ -436,11 +436,12 @@ ACCEPTED = {
                      "NoOpDpEvent", "NonPrivateDpEvent", "SelfComposedDpEvent", "ZCDpEvent") for r in ("add", "replace")
 } | {("PoissonSampledDpEvent", "add"), ("PoissonSampledDpEvent", "replace"), ("RandomizedResponseDpEvent", "replace"),
      ("SampledWithoutReplacementDpEvent", "replace"), ("SampledWithReplacementDpEvent", "replace"),
-     ("SingleEpochTreeAggregationDpEvent", "replace"), ("TruncatedSubsampledGaussianDpEvent", "add")}
+     ("SingleEpochTreeAggregationDpEvent", "replace"), ("TruncatedSubsampledGaussianDpEvent", "add"),
+     ("MixtureOfGaussiansDpEvent", "add")}
 
 #: a phrase of each refusal reason, as docs/interop.md words it
 DOC_PHRASES = {
-    "MixtureOfGaussiansDpEvent": "mixtures of Gaussians", "RepeatAndSelectDpEvent": "repeat-and-select",
+    ("MixtureOfGaussiansDpEvent", "replace"): "mixtures of Gaussians under", "RepeatAndSelectDpEvent": "repeat-and-select",
     "SampledWithReplacementDpEvent": "a fixed batch of a dataset of fixed size",
     "SampledWithoutReplacementDpEvent": "a fixed batch of a dataset of fixed size",
     ("SingleEpochTreeAggregationDpEvent", "add"): "tree aggregation under", ("TruncatedSubsampledGaussianDpEvent", "replace"): "truncated Poisson sampling under",

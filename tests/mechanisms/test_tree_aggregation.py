@@ -78,3 +78,14 @@ def test_rdp_curve_is_exact_and_above_the_closed_form():
     assert r.contains(arb(75) / 4) and r.rad() < 1e-60  # 5·3·(10/4)/2
     exact = eps_of(parse_spec("compose(tree_aggregation(noise=2, steps=1000), k=3)"), Fraction(1, 10**5)).enclosure
     assert acc.epsilon(Fraction(1, 10**5)).upper_float() > exact.upper_float()
+
+
+@pytest.mark.parametrize("spec", ["tree_aggregation(noise=-1, steps=3)", "tree_aggregation(noise=1, steps=2.5)",
+                                  'gaussian_mixture(sigma=1, sensitivities="1, x", probs="1/2, 1/2")',
+                                  "truncated_subsample(noise=1, rate=2, batch=3, size=10)"])
+def test_cli_bad_input_is_one_line_exit_2(spec, capsys):
+    from certdp.cli import main  # noqa: PLC0415
+
+    assert main(["account", "--mechanism", spec, "--delta", "1e-5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("certdp: error:") and len(err.splitlines()) == 1, err

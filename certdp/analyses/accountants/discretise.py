@@ -586,6 +586,10 @@ def law_source(mech: object) -> LawSource:
         from certdp.analyses.accountants.mixture_law import truncated_source  # noqa: PLC0415
 
         return truncated_source(mech, one_step)  # type: ignore[return-value]
+    if getattr(mech, "name", None) == "gaussian_mixture":  # N(0) against Σ p_i N(c_i): an exact law
+        from certdp.analyses.accountants.mog_law import mog_source  # noqa: PLC0415
+
+        return mog_source(mech, one_step)  # type: ignore[return-value]
     if isinstance(mech, (Compose, ComposeAll)):  # inside a transform (e.g. one Poisson draw for all steps)
         from certdp.analyses.accountants.composed_laws import product_law  # noqa: PLC0415
 

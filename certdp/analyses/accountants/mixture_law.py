@@ -60,18 +60,22 @@ class MixtureSource:
     base = None
     rate = Fraction(1)
     profile_of = None
-    two_sided = False
     anchor = None
     lattice = None
     adapts_to_grid = False
 
-    def __init__(self, build: Callable[[Relation], MixtureLaw], label: str, discretise: Callable[..., Any]) -> None:
+    def __init__(self, build: Callable[[Relation], LossLaw], label: str, discretise: Callable[..., Any],
+                 two_sided: bool = False, path: str = "labelled mixture, upper bound only") -> None:
+        #: a lower discretisation is valid (the law is the mechanism's own, not a dominating one)
+        self.two_sided = two_sided
+        #: the engine's name for this path in an answer's method line
+        self.path = path
         self._build = build
-        self._one_step = discretise  # discretise.one_step, passed in: no import cycle
+        self._discretise = discretise  # discretise.one_step (passed in: no import cycle)
         self.label = label
-        self._laws: dict[str, MixtureLaw] = {}
+        self._laws: dict[str, LossLaw] = {}
 
-    def law(self, relation: Relation, h: Fraction, tail: float) -> MixtureLaw:
+    def law(self, relation: Relation, h: Fraction, tail: float) -> LossLaw:
         if relation not in self._laws:
             self._laws[relation] = self._build(relation)
         return self._laws[relation]
@@ -86,14 +90,15 @@ class MixtureSource:
     def one_step(self, relation: Relation, kind: Any, h: Fraction, bits: int, tail: float, max_points: int) -> Any:
         from certdp.errors import InputError  # noqa: PLC0415
 
-        if kind == "lower":
+        if kind == "lower" and not self.two_sided:
             raise InputError("a labelled mixture that dominates the mechanism has no lower discretisation")
-        return self._one_step(self.law(relation, h, tail), h, bits, kind, tail, max_points)
+        return self._discretise(self.law(relation, h, tail), h, bits, kind, tail, max_points)
 
 
 def truncated_source(mech: Any, discretise: Callable[..., Any]) -> MixtureSource:
     """The labelled mixture of ``truncated_subsample`` (module doc): weight 1 − t on the
-    Poisson-subsampled Gaussian of noise σ (sensitivity 1), t on that of noise σ/2."""
+    Poisson-subsampled Gaussian of noise σ (sensitivity 1), t on that of noise σ/2;
+    ``discretise`` is the engine's one-step discretisation of a loss law."""
     from certdp.mechanisms.truncated import truncation_probability  # noqa: PLC0415
     from certdp.numerics.ball import working_precision  # noqa: PLC0415
 

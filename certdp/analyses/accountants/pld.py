@@ -263,7 +263,7 @@ class PLDAccountant(Accountant):
     @property
     def method(self) -> str:
         """What the accountant computes, for an answer's method line."""
-        paths = {"Gaussian-mixture" if isinstance(m, SubsampledGaussian) else
+        paths = {"Gaussian-mixture" if isinstance(m, SubsampledGaussian) else getattr(m, "path", None) or
                  ("profile pair, upper bound only" if not getattr(m, "two_sided", True) else "loss law")
                  for m, _ in self.items}
         return f"certified PLD accountant (h = {self.h}; {', '.join(sorted(paths))})"
