@@ -264,12 +264,25 @@ class _Batched(CatalogMechanism):
 class SubsetReplace(_Batched):
     """Sampling without replacement (batch b of N) under replace-one neighbours, Balle, Barthe &
     Gaboardi 2018 Thm 9: δ'(ε') <= γ δ_M(log(1 + (e^{ε'} − 1)/γ)), γ = b/N, with M stated for
-    replace-one neighbours of the batch.  An upper bound (its composition: the pair of the
-    profile, Zhu, Dong & Wang 2022)."""
+    replace-one neighbours of the batch.  Attained for an exactly Gaussian M (:attr:`own_kind`);
+    an upper bound otherwise.  Compositions: the pair of the profile (Zhu, Dong & Wang 2022), an
+    upper bound."""
+
+    @property
+    def own_kind(self) -> ProfileKind:
+        """EXACT when M is exactly Gaussian (replace-one sensitivity Δ): with records ±Δ/2, the
+        replaced one +Δ/2 → −Δ/2 and every other −Δ/2, one step is exactly the remove pair of the
+        Poisson-sampled Gaussian at γ, whose profile is the bound (Thm 9 is attained); UPPER
+        otherwise.  A composition is still answered from above only (the pair of the profile);
+        the same datasets in every step give a lower bound, the lower end of
+        ``compose(subset(M, rate=γ), k=T)`` (docs/interop.md)."""
+        if self.mechanism.gdp_mu_squared() is not None:
+            return ProfileKind.EXACT
+        return ProfileKind.UPPER
 
     name = "subset_replace"
     description = ("sampling without replacement (batch b of N), replace-one neighbours, M stated for replace-one: "
-                   "δ'(ε) <= γ δ_M(log(1 + (e^ε − 1)/γ)), γ = b/N (Balle et al. 2018 Thm 9), an upper bound")
+                   "δ'(ε) <= γ δ_M(log(1 + (e^ε − 1)/γ)), γ = b/N (Balle et al. 2018 Thm 9; attained for a Gaussian M)")
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism run on the batch, stated for replace-one neighbours"),
         *_Batched.PARAMS[1:],
