@@ -61,8 +61,8 @@ multiplier 0 and a randomized response with noise 0 make the accountant answer
 dp_accounting is installed, also dp_accounting's ``UnsupportedEventError``) with
 a one-line reason: randomized response under add-or-remove-one (dp_accounting
 leaves it undefined), the sampling events :mod:`certdp.interop.sampled_events` does
-not convert (its docstring), (ξ, ρ)-zCDP with ξ > 0, tree aggregation, truncated subsampled Gaussians, mixtures of Gaussians,
-repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
+not convert (its docstring), (ξ, ρ)-zCDP with ξ > 0, tree aggregation, truncated
+subsampled Gaussians, mixtures of Gaussians, repeat-and-select, dp_accounting's ``UnsupportedDpEvent``, and ``REPLACE_SPECIAL``.  (dp_accounting 0.6 has no
 ``EpsilonDeltaDpEvent``; an (ε, δ)-DP guarantee is certdp's
 ``approx_dp(eps=..., delta=...)``.)
 """
