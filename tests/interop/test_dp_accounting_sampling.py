@@ -33,6 +33,8 @@ REPLACE = dpa.NeighboringRelation.REPLACE_ONE
     (P(0.125, SC(G(2.0), 3)), None, "subsample(compose(gaussian(sigma=2), k=3), rate=1/8)"),
     (P(0.125, C([G(2.0), G(4.0)])), None, "subsample(compose_all(gaussian(sigma=2), gaussian(sigma=4)), rate=1/8)"),
     (P(0.125, dpa.ZCDpEvent(0.5)), None, "subsample(zcdp(rho=1/2), rate=1/8)"),
+    (P(0.125, dpa.dp_event.DiscreteLaplaceDpEvent(0.5, 1)), REPLACE,
+     "subsample_replace(discrete_laplace(scale=2, sensitivity=1), rate=1/8)"),
 ])
 def test_sampling_events_map_exactly(event, relation, spec):
     assert event_to_specs(event, neighboring_relation=relation) == [(spec, 1)]
@@ -49,7 +51,7 @@ def test_sampling_events_map_exactly(event, relation, spec):
     (WR(100, 10, L(2.0)), REPLACE, "with replacement of LaplaceDpEvent"),
     (WOR(100, 10, C([G(1.0), L(1.0)])), REPLACE, "without replacement of ComposedDpEvent"),
     (P(0.1, SC(G(1.0), 2)), REPLACE, "Poisson sampling under replace-one of SelfComposedDpEvent"),
-    (P(0.1, dpa.dp_event.DiscreteLaplaceDpEvent(0.5, 1)), REPLACE, "Poisson sampling under replace-one"),
+    (P(0.1, dpa.ZCDpEvent(0.5)), REPLACE, "Poisson sampling under replace-one of ZCDpEvent"),
     (P(0.1, C([L(1.0), G(1.0)])), None, "Poisson sampling of ComposedDpEvent"),
 ])
 def test_what_is_not_converted_is_refused_and_supports_agrees(event, relation, reason):

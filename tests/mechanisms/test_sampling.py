@@ -202,6 +202,32 @@ def test_subset_replace_of_a_gaussian_is_attained_by_a_concrete_pair():
                 assert below <= attained
 
 
+def discrete_laplace_replace_ref(t, q, eps) -> mpmath.mpf:
+    """Σ_x ((1−q)d(x) + q d(x−1) − e^ε((1−q)d(x) + q d(x+1)))⁺, d(x) ∝ e^{−|x|/t} on the integers
+    (|x| <= 400: the rest is below 1e-40 for t <= 2)."""
+    with mpmath.workdps(50):
+        t, q, e = mpf(t), mpf(q), mpmath.exp(mpf(eps))
+        c = mpmath.tanh(1 / (2 * t))
+        d = lambda x: c * mpmath.exp(-abs(x) / t)  # noqa: E731
+        return mpmath.fsum(max(0, (1 - q) * d(x) + q * d(x - 1) - e * ((1 - q) * d(x) + q * d(x + 1)))
+                           for x in range(-400, 401))
+
+
+@pytest.mark.parametrize("eps", [Fraction(0), Fraction(1, 10), Fraction(1, 2)])
+def test_subsample_replace_of_a_discrete_laplace_is_a_proved_upper_bound(eps):
+    """The larger of the Poisson profiles at Δ and 2Δ (advanced joint convexity): above the exact δ of
+    the concrete pair (the record +1 replaced by −1, mpmath sum), and equal to its own formula."""
+    m = parse_spec("subsample_replace(discrete_laplace(scale=2), rate=1/10)")
+    assert m.profile_kind is ProfileKind.UPPER and m.assumptions == ()
+    e = arb(eps.numerator) / eps.denominator
+    with working_precision(128):
+        d = m.delta_ball(e)
+        wide = parse_spec("subsample(discrete_laplace(scale=2, sensitivity=2), rate=1/10)").delta_ball(e)
+    assert d.overlaps(wide)
+    with mpmath.workdps(40):
+        assert discrete_laplace_replace_ref(2, Fraction(1, 10), eps) <= _ends(d)[1]
+
+
 def sample_wr_ref(sigma, b, n, eps) -> mpmath.mpf:
     """δ(ε) of one concrete pair for b draws with replacement from n records, σ, records 1 vs −1
     and the rest 0: Σ_k π_k N(k, σ²) against Σ_k π_k N(−k, σ²), k ~ Binomial(b, 1/n) (k <= 6)."""
@@ -273,6 +299,7 @@ def test_specs_round_trip(spec):
 
 @pytest.mark.parametrize("spec, reason", [
     ("subsample_replace(pure_dp(eps=1), rate=1/10)", "gaussian, gaussian_dp"),
+    ("subsample_replace(discrete_laplace(scale=1, sensitivity=40000), rate=1/10)", "sensitivity"),
     ("subsample_replace(randomized_response(p=3/4), rate=1/10)", "subset_replace"),
     ("subsample_replace(gaussian(sigma=1), rate=0)", "0 < rate <= 1"),
     ("subset_replace(gaussian(sigma=1), batch=11, n=10)", "batch <= n"),
