@@ -186,9 +186,11 @@ class SubsampleReplace(CatalogMechanism):
     name = "subsample_replace"
     replace_one = True  # stated for replace-one neighbours (``subsample`` refuses to wrap it)
     description = ("Poisson sampling at rate q, replace-one neighbours: (1−q)N(0,σ²)+qN(Δ,σ²) vs "
-                   "(1−q)N(0,σ²)+qN(−Δ,σ²) (gaussian, gaussian_dp; laplace alike)")
+                   "(1−q)N(0,σ²)+qN(−Δ,σ²) (gaussian, gaussian_dp; laplace alike; discrete_laplace, "
+                   "discrete_gaussian: an upper bound)")
     PARAMS = (
-        Param("mechanism", "mechanism", "gaussian, gaussian_dp or laplace; Δ bounds one record's contribution"),
+        Param("mechanism", "mechanism", "gaussian, gaussian_dp, laplace, discrete_laplace or discrete_gaussian; "
+                                        "Δ bounds one record's contribution"),
         Param("rate", "number", "Poisson sampling probability q, 0 < q <= 1", more_private=(_SMALLER_RATE,)),
     )
 
