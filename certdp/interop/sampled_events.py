@@ -11,7 +11,8 @@ relations, sampling without replacement and with replacement under replace-one.
 ``PoissonSampledDpEvent(q, E)``, replace-one    ``subsample_replace(M, rate=q)``, E a Gaussian or a
                                                 Laplace (the pair (1−q)N(0,σ²) + qN(1,σ²) against
                                                 (1−q)N(0,σ²) + qN(−1,σ²), as dp_accounting's
-                                                REPLACE adjacency; an assumption in d dimensions)
+                                                REPLACE adjacency: an assumption), or a discrete
+                                                Laplace (a proved upper bound)
 ``SampledWithoutReplacementDpEvent(n, b, E)``   ``subset_replace(M, batch=b, n=n)`` (replace-one
                                                 only, as dp_accounting), M the replace-one spec of
                                                 E (sensitivity 2): Balle, Barthe & Gaboardi 2018
@@ -88,12 +89,21 @@ def sampled_spec(walk: Any, event: Any, *, replace: bool, fraction: Callable[[An
             raise UnsupportedEventError(f"PoissonSampledDpEvent.sampling_probability must lie in [0, 1], "
                                         f"got {event.sampling_probability!r}")
         if replace:
-            if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "NoOpDpEvent"):
+            if iname not in ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "NoOpDpEvent"):
                 raise UnsupportedEventError(
-                    f"Poisson sampling under replace-one of {iname} is not supported: certdp's pair for it "
-                    "(a mixture against a mixture) is the Gaussian's and the Laplace's")
+                    f"Poisson sampling under replace-one of {iname} is not supported: certdp's pairs for it "
+                    "(a mixture against a mixture) are the Gaussian's, the Laplace's and the discrete Laplace's")
             if iname == "NoOpDpEvent" or rate == 0:
                 return None
+            if iname == "DiscreteLaplaceDpEvent":  # a proved upper bound (mechanisms.sampling), sensitivity Δ
+                a = _fraction(inner.noise_parameter, "DiscreteLaplaceDpEvent.noise_parameter")
+                sens = _count(inner.sensitivity, "DiscreteLaplaceDpEvent.sensitivity")
+                if a < 0 or sens == 0:
+                    raise UnsupportedEventError("DiscreteLaplaceDpEvent needs noise_parameter >= 0 and sensitivity >= 1")
+                if a == 0:
+                    return _NON_PRIVATE
+                return walk._checked(f"subsample_replace(discrete_laplace(scale={fraction_to_str(1 / a)}, "
+                                     f"sensitivity={sens}), rate={fraction_to_str(rate)})", event)
             noise = _fraction(inner.noise_multiplier, f"{iname}.noise_multiplier")
             if noise == 0:
                 return _NON_PRIVATE

@@ -21,6 +21,9 @@ separate name, as ``subset`` is a separate name for sampling without replacement
   same loss law (reflect x → −x), so one PLD serves both directions, and the answer,
   which takes the worse of the two, is that PLD.  Laplace: the same pair with Lap(·, b).
   At q = 1 this is the mechanism with sensitivity 2Δ (dp_accounting's convention).
+  ``discrete_laplace`` / ``discrete_gaussian`` inside: a proved **upper bound**, the larger of
+  the Poisson profiles at sensitivity Δ and 2Δ (advanced joint convexity, Balle, Barthe &
+  Gaboardi 2018 Thm 2; :meth:`SubsampleReplace._generic_forms`), no assumption.
 * ``subset_replace(M, batch=b, n=N)`` — a batch of b of the N records drawn without
   replacement, one record replaced; M stated for replace-one neighbours of the batch.
   Balle, Barthe & Gaboardi 2018 Thm 9: with γ = b/N,
@@ -50,7 +53,7 @@ from flint import arb
 
 from certdp.errors import InputError
 from certdp.mechanisms.base import EPS, Mechanism, ProfileKind
-from certdp.mechanisms.basic import Gaussian, GaussianDP, Laplace, _q, gdp_profile
+from certdp.mechanisms.basic import DiscreteGaussian, DiscreteLaplace, Gaussian, GaussianDP, Laplace, _q, gdp_profile
 from certdp.mechanisms.params import CatalogMechanism, MorePrivate, Param, positive_part
 from certdp.numerics.ball import to_ball
 from certdp.numerics.enclosure import Enclosure
@@ -74,9 +77,12 @@ def noise_ratio(mech: Mechanism) -> tuple[str, Fraction]:
         return "gaussian", 1 / Fraction(mech.mu)
     if type(mech) is Laplace:
         return "laplace", Fraction(mech.sensitivity) / Fraction(mech.scale)
-    raise InputError(f"{mech.spec()}: Poisson sampling under replace-one is defined here for gaussian, gaussian_dp "
-                     "and laplace (the output law when the record is absent is the noise alone); for a mechanism "
-                     "stated for replace-one neighbours of the batch use subset_replace(M, batch=b, n=N)")
+    if isinstance(mech, (DiscreteLaplace, DiscreteGaussian)):
+        return "generic", Fraction(0)
+    raise InputError(f"{mech.spec()}: Poisson sampling under replace-one is defined here for gaussian, gaussian_dp, "
+                     "laplace, discrete_laplace and discrete_gaussian (the output law when the record is absent is "
+                     "the noise alone); for a mechanism stated for replace-one neighbours of the batch use "
+                     "subset_replace(M, batch=b, n=N)")
 
 
 # ---------------------------------------------------------------------------
@@ -180,16 +186,19 @@ class SubsampleReplace(CatalogMechanism):
     name = "subsample_replace"
     replace_one = True  # stated for replace-one neighbours (``subsample`` refuses to wrap it)
     description = ("Poisson sampling at rate q, replace-one neighbours: (1−q)N(0,σ²)+qN(Δ,σ²) vs "
-                   "(1−q)N(0,σ²)+qN(−Δ,σ²) (gaussian, gaussian_dp; laplace alike)")
+                   "(1−q)N(0,σ²)+qN(−Δ,σ²) (gaussian, gaussian_dp; laplace alike; discrete_laplace, "
+                   "discrete_gaussian: an upper bound)")
     PARAMS = (
-        Param("mechanism", "mechanism", "gaussian, gaussian_dp or laplace; Δ bounds one record's contribution"),
+        Param("mechanism", "mechanism", "gaussian, gaussian_dp, laplace, discrete_laplace or discrete_gaussian; "
+                                        "Δ bounds one record's contribution"),
         Param("rate", "number", "Poisson sampling probability q, 0 < q <= 1", more_private=(_SMALLER_RATE,)),
     )
 
     def check(self) -> None:
         if not 0 < self.rate <= 1:
             raise InputError(f"subsample_replace: rate must satisfy 0 < rate <= 1, got {self.rate}")
-        noise_ratio(self.mechanism)
+        if noise_ratio(self.mechanism)[0] == "generic":
+            self._generic_forms  # noqa: B018 (validates the doubled sensitivity now, not at the first evaluation)
 
     @property
     def noise(self) -> tuple[str, Fraction]:
@@ -197,7 +206,25 @@ class SubsampleReplace(CatalogMechanism):
         return noise_ratio(self.mechanism)
 
     def own_assumptions(self) -> tuple[str, ...]:
-        return (REPLACE_WORST_CASE,)
+        return () if self.noise[0] == "generic" else (REPLACE_WORST_CASE,)
+
+    @property
+    def own_kind(self) -> ProfileKind:
+        return ProfileKind.UPPER if self.noise[0] == "generic" else ProfileKind.EXACT
+
+    @property
+    def _generic_forms(self) -> tuple[Mechanism, Mechanism]:
+        """The discrete noises: Poisson sampling of M (add/remove, sensitivity Δ) and of M with
+        sensitivity 2Δ (a replaced record).  With R the output without the record, P and P' with
+        x and x', Balle, Barthe & Gaboardi 2018 Thm 2 (advanced joint convexity) and joint convexity
+        give H_{e^{ε'}}((1−q)R + qP ‖ (1−q)R + qP') <= q max(H_{e^ε}(P‖R), H_{e^ε}(P‖P')) with
+        e^ε = 1 + (e^{ε'} − 1)/q (for every R: the other records' outputs mix in by joint
+        convexity): the larger of the two Poisson profiles bounds the profile (proved, an upper bound)."""
+        from certdp.mechanisms.transforms import Subsample  # noqa: PLC0415
+
+        m = self.mechanism
+        doubled = type(m)(**{**m.params, "sensitivity": 2 * m.sensitivity})
+        return Subsample(m, rate=self.rate), Subsample(doubled, rate=self.rate)
 
     def gdp_mu_squared(self) -> Fraction | None:
         """Rate 1: N(Δ, σ²) vs N(−Δ, σ²), exactly (2Δ/σ)-GDP."""
@@ -207,11 +234,17 @@ class SubsampleReplace(CatalogMechanism):
     def vanishes_from(self) -> Fraction | None:
         """Laplace: δ = 0 from ℓ_max = log(C/c) <= 2Δ/b on (Laplace at rate 1 with sensitivity 2Δ)."""
         kind, r = self.noise
+        if kind == "generic":
+            ends = [f.vanishes_from() for f in self._generic_forms]
+            return None if any(t is None for t in ends) else max(ends)  # type: ignore[type-var]
         return 2 * r if kind == "laplace" else None
 
     def profile(self) -> sympy.Expr:
         kind, r = self.noise
         q, e = _q(self.rate), sympy.exp(EPS)
+        if kind == "generic":
+            a, b = self._generic_forms
+            return sympy.Max(a.profile(), b.profile())
         if kind == "gaussian":
             if self.rate == 1:
                 return gdp_profile(2 / _q(r))
@@ -234,6 +267,9 @@ class SubsampleReplace(CatalogMechanism):
 
     def delta_point_ball(self, eps: arb) -> arb:
         kind, r = self.noise
+        if kind == "generic":
+            a, b = self._generic_forms
+            return a.delta_ball(eps).max(b.delta_ball(eps))
         if kind == "gaussian":
             if self.rate == 1:
                 return delta_mu_ball(2 / to_ball(r), eps)
@@ -264,12 +300,25 @@ class _Batched(CatalogMechanism):
 class SubsetReplace(_Batched):
     """Sampling without replacement (batch b of N) under replace-one neighbours, Balle, Barthe &
     Gaboardi 2018 Thm 9: δ'(ε') <= γ δ_M(log(1 + (e^{ε'} − 1)/γ)), γ = b/N, with M stated for
-    replace-one neighbours of the batch.  An upper bound (its composition: the pair of the
-    profile, Zhu, Dong & Wang 2022)."""
+    replace-one neighbours of the batch.  Attained for an exactly Gaussian M (:attr:`own_kind`);
+    an upper bound otherwise.  Compositions: the pair of the profile (Zhu, Dong & Wang 2022), an
+    upper bound."""
+
+    @property
+    def own_kind(self) -> ProfileKind:
+        """EXACT when M is exactly Gaussian (replace-one sensitivity Δ): with records ±Δ/2, the
+        replaced one +Δ/2 → −Δ/2 and every other −Δ/2, one step is exactly the remove pair of the
+        Poisson-sampled Gaussian at γ, whose profile is the bound (Thm 9 is attained); UPPER
+        otherwise.  A composition is still answered from above only (the pair of the profile);
+        the same datasets in every step give a lower bound, the lower end of
+        ``compose(subset(M, rate=γ), k=T)`` (docs/interop.md)."""
+        if self.mechanism.gdp_mu_squared() is not None:
+            return ProfileKind.EXACT
+        return ProfileKind.UPPER
 
     name = "subset_replace"
     description = ("sampling without replacement (batch b of N), replace-one neighbours, M stated for replace-one: "
-                   "δ'(ε) <= γ δ_M(log(1 + (e^ε − 1)/γ)), γ = b/N (Balle et al. 2018 Thm 9), an upper bound")
+                   "δ'(ε) <= γ δ_M(log(1 + (e^ε − 1)/γ)), γ = b/N (Balle et al. 2018 Thm 9; attained for a Gaussian M)")
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism run on the batch, stated for replace-one neighbours"),
         *_Batched.PARAMS[1:],

@@ -39,7 +39,7 @@ def _mixture_hockey(p, q, eps, lo, hi, cuts=()) -> mpmath.mpf:
     f = lambda x: mpmath.log(p(x)) - mpmath.log(q(x)) - eps  # noqa: E731
     if f(hi) <= 0:
         return mpmath.mpf(0)
-    x0 = lo if f(lo) >= 0 else mpmath.findroot(f, (lo, hi), solver="anderson")
+    x0 = lo if f(lo) >= 0 else mpmath.findroot(f, (lo, hi), solver="illinois")
     pts = [x0] + sorted(c for c in cuts if c > x0) + [mpmath.inf]
     return mpmath.fsum(mpmath.quad(lambda x: p(x) - e * q(x), [a, b]) for a, b in zip(pts, pts[1:]))
 
@@ -179,21 +179,53 @@ def test_composed_gaussian_replace_against_dp_accountings_pld(noise, rate, steps
 # -- upper bounds: subset_replace and sample_wr ---------------------------------------------------
 
 
-def test_subset_replace_is_above_a_concrete_pair_and_is_an_upper_bound():
-    """Batch b of N without replacement, σ = 1, records in [−1, 1]: D has record 1 and the rest 0,
-    D' has −1 instead.  The output laws are (1−γ)N(0) + γN(1) vs (1−γ)N(0) + γN(−1): a lower bound
-    on the true profile, which the certified upper bound (M = gaussian(sigma=1, sensitivity=2))
-    must exceed; and it is at most the Poisson bound at the same γ (Balle et al. 2018 Thm 9)."""
+def test_subset_replace_of_a_gaussian_is_attained_by_a_concrete_pair():
+    """Batch b of N without replacement, M = gaussian(sigma=1, sensitivity=2) (records in [−1, 1]).
+    D: the replaced record 1 and every other −1; D': the replaced record −1.  The batch sums are
+    (1−γ)N(c, 1) + γN(c + 2, 1) against N(c, 1): Balle et al. 2018 Thm 9's bound is attained, so the
+    profile is EXACT (mpmath quadrature of that pair); the symmetric pair with the rest 0 lies below."""
     m = parse_spec("subset_replace(gaussian(sigma=1, sensitivity=2), batch=10, n=100)")
-    assert m.profile_kind is ProfileKind.UPPER
-    poisson = parse_spec("subsample(gaussian(sigma=1, sensitivity=2), rate=1/10)")
+    assert m.profile_kind is ProfileKind.EXACT
+    assert parse_spec("subset_replace(laplace(scale=1, sensitivity=2), batch=10, n=100)").profile_kind is ProfileKind.UPPER
+    with mpmath.workdps(40):
+        g = mpmath.mpf(1) / 10
+        p = lambda x: (1 - g) * mpmath.npdf(x, 0, 1) + g * mpmath.npdf(x, 2, 1)  # noqa: E731
+        r = lambda x: mpmath.npdf(x, 0, 1)  # noqa: E731
     with working_precision(128):
         for eps in (Fraction(0), Fraction(1, 4), Fraction(1)):
-            e = arb(eps.numerator) / eps.denominator
-            _, hi = _ends(m.delta_ball(e))
+            d = m.delta_ball(arb(eps.numerator) / eps.denominator)
             with mpmath.workdps(40):
-                assert gauss_replace_ref(1, Fraction(1, 10), eps) <= hi
-            assert m.delta_ball(e).overlaps(poisson.delta_ball(e))
+                attained = _mixture_hockey(p, r, mpf(eps), mpmath.mpf(0), mpmath.mpf(40), cuts=(2,))
+                below = gauss_replace_ref(1, Fraction(1, 10), eps)
+            _inside(d, attained, width=1e-25)
+            with mpmath.workdps(40):
+                assert below <= attained
+
+
+def discrete_laplace_replace_ref(t, q, eps) -> mpmath.mpf:
+    """Σ_x ((1−q)d(x) + q d(x−1) − e^ε((1−q)d(x) + q d(x+1)))⁺, d(x) ∝ e^{−|x|/t} on the integers
+    (|x| <= 400: the rest is below 1e-40 for t <= 2)."""
+    with mpmath.workdps(50):
+        t, q, e = mpf(t), mpf(q), mpmath.exp(mpf(eps))
+        c = mpmath.tanh(1 / (2 * t))
+        d = lambda x: c * mpmath.exp(-abs(x) / t)  # noqa: E731
+        return mpmath.fsum(max(0, (1 - q) * d(x) + q * d(x - 1) - e * ((1 - q) * d(x) + q * d(x + 1)))
+                           for x in range(-400, 401))
+
+
+@pytest.mark.parametrize("eps", [Fraction(0), Fraction(1, 10), Fraction(1, 2)])
+def test_subsample_replace_of_a_discrete_laplace_is_a_proved_upper_bound(eps):
+    """The larger of the Poisson profiles at Δ and 2Δ (advanced joint convexity): above the exact δ of
+    the concrete pair (the record +1 replaced by −1, mpmath sum), and equal to its own formula."""
+    m = parse_spec("subsample_replace(discrete_laplace(scale=2), rate=1/10)")
+    assert m.profile_kind is ProfileKind.UPPER and m.assumptions == ()
+    e = arb(eps.numerator) / eps.denominator
+    with working_precision(128):
+        d = m.delta_ball(e)
+        wide = parse_spec("subsample(discrete_laplace(scale=2, sensitivity=2), rate=1/10)").delta_ball(e)
+    assert d.overlaps(wide)
+    with mpmath.workdps(40):
+        assert discrete_laplace_replace_ref(2, Fraction(1, 10), eps) <= _ends(d)[1]
 
 
 def sample_wr_ref(sigma, b, n, eps) -> mpmath.mpf:
@@ -267,6 +299,7 @@ def test_specs_round_trip(spec):
 
 @pytest.mark.parametrize("spec, reason", [
     ("subsample_replace(pure_dp(eps=1), rate=1/10)", "gaussian, gaussian_dp"),
+    ("subsample_replace(discrete_laplace(scale=1, sensitivity=40000), rate=1/10)", "sensitivity"),
     ("subsample_replace(randomized_response(p=3/4), rate=1/10)", "subset_replace"),
     ("subsample_replace(gaussian(sigma=1), rate=0)", "0 < rate <= 1"),
     ("subset_replace(gaussian(sigma=1), batch=11, n=10)", "batch <= n"),

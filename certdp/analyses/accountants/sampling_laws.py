@@ -159,7 +159,7 @@ def sampling_source(mech: object) -> tuple[LossLaw, bool] | None:
     engine (:func:`certdp.analyses.accountants.discretise.law_source`) wraps it."""
     from certdp.mechanisms.sampling import SampleWR, SubsampleReplace  # noqa: PLC0415
 
-    if isinstance(mech, SubsampleReplace):
+    if isinstance(mech, SubsampleReplace) and mech.noise[0] != "generic":  # generic: the pair of its profile
         kind, r = mech.noise
         law: LossLaw = (GaussianReplaceLaw(r, Fraction(mech.rate)) if kind == "gaussian"
                         else LaplaceReplaceLaw(r, Fraction(mech.rate)))
