@@ -390,8 +390,9 @@ def switch_point(mech: str | Mechanism, **options: int) -> SwitchPoint:
     return m.switch_point(**options)
 
 
-#: A finite mechanism: rows ``table[input][output]`` of exact probabilities, or a built one.
-Table = Union[Sequence[Sequence[Real]], "FiniteMechanism", "DiagonalMechanism"]
+#: A finite mechanism: rows ``table[input][output]`` of exact probabilities (a 2-d numpy
+#: array too: its entries read exactly), or a built one.
+Table = Union[Sequence[Sequence[Real]], "numpy.ndarray", "FiniteMechanism", "DiagonalMechanism"]
 #: ``inputs``/``outputs`` (label lists) and ``neighbours`` (pairs of input labels).
 Labels = Union[Sequence[str], Sequence[tuple[str, str]]]
 
@@ -401,7 +402,10 @@ def _finite(table: Table, labels: dict[str, Labels]) -> FiniteMechanism | Diagon
 
     if isinstance(table, (FiniteMechanism, DiagonalMechanism)):
         return table
-    return FiniteMechanism(table, **labels)
+    if getattr(table, "ndim", None) == 2 or any(getattr(row, "ndim", None) == 1 for row in table):
+        # a numpy table (or rows): each entry read exactly, as every other number at the boundary
+        table = [[_exact(v, "table entry") for v in row] for row in table]  # type: ignore[union-attr]
+    return FiniteMechanism(table, **labels)  # type: ignore[arg-type]
 
 
 def is_adp(table: Table, eps: Real, delta: Real, **labels: Labels) -> DPCheck:

@@ -221,3 +221,17 @@ def test_typed_package():
             assert "Any" not in str(hint) and "object" not in str(hint), (name, arg, hint)
         resolved = typing.get_type_hints(fn, globalns=namespace)  # every annotation names a real type
         assert set(resolved) == set(hints), name
+
+
+def test_numpy_tables_of_finite_mechanisms():
+    """A 2-d array (or rows that are arrays) is read entry by entry, exactly."""
+    rr = [[Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]]
+    for eps, delta in ((Fraction(1), Fraction(1, 10)), (Fraction(0), Fraction(1, 2)), (Fraction(0), Fraction(1, 4))):
+        d32 = np.float32(delta)  # 1/10 as a float32 is 13421773/2^27: its exact value is what is asked
+        want = certdp.is_adp(rr, eps, Fraction(*(int(t) for t in d32.as_integer_ratio())))
+        got = certdp.is_adp(np.array([[0.75, 0.25], [0.25, 0.75]]), np.float64(eps), d32)
+        assert got.holds == want.holds and got.margin == want.margin
+    assert certdp.is_adp([np.array([0.5, 0.5]), np.array([0.5, 0.5])], 0, 0).holds
+    assert not certdp.is_adp(np.array([[1, 0], [0, 1]]), np.int64(1), "0.1").holds  # exact 0/1 entries
+    with pytest.raises(InputError):
+        certdp.is_adp(np.array([[np.nan, 1.0], [0.5, 0.5]]), 1, "0.1")

@@ -313,8 +313,10 @@ def test_evaluate_containment(text, eps, digits):
         assert truth == 0
         return
     assert _contains(enc.lo.union(enc.hi), truth)
-    if truth != 0:
-        assert enc.width <= abs(truth) * 10 ** (-digits) * 1.01 or enc.width == 0
+    if truth != 0:  # the width in mpmath (Enclosure.width is a float: 5e-324 for a width of 1e-434303)
+        with mpmath.workdps(60):  # the ends to 45 digits, their difference exactly enough
+            width = mpmath.mpf(enc.hi_str(45)) - mpmath.mpf(enc.lo_str(45))
+            assert width <= abs(truth) * 10 ** (-digits) * 1.01 or enc.lo == enc.hi
 
 
 # ---------------------------------------------------------------------------
