@@ -96,14 +96,14 @@ def run(args: argparse.Namespace) -> int:
 
         e, method = narrowed_epsilon(mechs, args.delta, args.width, rel_bits=args.rel_bits)
         desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-        _emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", "eps", e)
+        _emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", "eps", e, mechs)
         return EXIT_OK
     if args.eps is not None and args.accountant == "auto":  # refined to the default relative width
         from certdp.analyses.dispatch import narrowed_delta  # noqa: PLC0415
 
         d, method = narrowed_delta(mechs, args.eps, rel_bits=args.rel_bits)
         desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
-        _emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", "delta", d)
+        _emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", "delta", d, mechs)
         return EXIT_OK
     if args.accountant == "pld":
         from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
@@ -120,17 +120,30 @@ def run(args: argparse.Namespace) -> int:
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{method}]"
     if args.eps is not None:
         d = acc.delta(args.eps)
-        _emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", "delta", d)
+        _emit(args, f"{desc}\ndelta(eps={args.eps}) ∈ {d}", "delta", d, mechs)
     else:
         e = acc.epsilon(args.delta)
-        _emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", "eps", e)
+        _emit(args, f"{desc}\neps(delta={args.delta}) ∈ {e}", "eps", e, mechs)
     return EXIT_OK
 
 
-def _emit(args: argparse.Namespace, text: str, key: str, answer: object) -> None:
-    """Print the answer, with the certificate written for it (text and JSON record)."""
+def _assumptions(mechs: list) -> tuple[str, ...]:
+    """Every unproved hypothesis of the composed mechanisms (each once, in order): an
+    answer holds only under them, so they are printed with it and listed in the JSON."""
+    return tuple(dict.fromkeys(a for m, _ in mechs for a in m.assumptions))
+
+
+def _assuming(assumptions: tuple[str, ...]) -> str:
+    return "".join(f"\nassuming (unproved): {a}" for a in assumptions)
+
+
+def _emit(args: argparse.Namespace, text: str, key: str, answer: object, mechs: list) -> None:
+    """Print the answer with its unproved hypotheses, and the certificate written for it
+    (text and JSON record)."""
     note, record = _certify(args, answer)
-    emit(args, text + note, {key: answer, **({"certificate": record} if record else {})})
+    assumptions = _assumptions(mechs)
+    emit(args, text + _assuming(assumptions) + note,
+         {key: answer, "assumptions": list(assumptions), **({"certificate": record} if record else {})})
 
 
 def _certify(args: argparse.Namespace, answer: object) -> tuple[str, dict]:
@@ -164,7 +177,9 @@ def _run_rdp(args: argparse.Namespace, mechs: list) -> int:
     desc = " + ".join(f"{k} x {spec}" for spec, k in args.items) + f"  [{bound.method}]"
     what = f"delta(eps={args.eps})" if args.eps is not None else f"eps(delta={args.delta})"
     key = "delta" if args.eps is not None else "eps"
-    emit(args, f"{desc}\n{what} <= {bound.enclosure.hi_str(8)}   (certified upper bound; enclosure {bound.enclosure})",
-         {key: bound.enclosure, "accountant": "rdp", "order": str(bound.order), "conversion": bound.conversion,
+    assumptions = _assumptions(mechs)
+    emit(args, f"{desc}\n{what} <= {bound.enclosure.hi_str(8)}   (certified upper bound; enclosure {bound.enclosure})"
+         + _assuming(assumptions),
+         {key: bound.enclosure, "assumptions": list(assumptions), "accountant": "rdp", "order": str(bound.order), "conversion": bound.conversion,
           "upper_bound_only": True})
     return EXIT_OK

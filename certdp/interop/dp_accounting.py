@@ -86,6 +86,7 @@ with ξ > 0, repeat-and-select and dp_accounting's ``UnsupportedDpEvent``.  (dp_
 from __future__ import annotations
 
 import enum
+import warnings
 import math
 import numbers
 import operator
@@ -533,17 +534,30 @@ class CertifiedAccountant(_Base):
         """dp_accounting's ``compose`` (returns self); a refused event raises this module's
         :class:`UnsupportedEventError` (a dp_accounting ``UnsupportedEventError`` and a
         certdp ``InputError``) and leaves the accountant unchanged."""
+        before = set(self.assumptions)
         try:
-            return super().compose(event, count)
+            out = super().compose(event, count)
         except _dpa.UnsupportedEventError as err:
             if isinstance(err, UnsupportedEventError):
                 raise
             raise UnsupportedEventError(str(err)) from None
+        for a in self.assumptions:
+            if a not in before:
+                warnings.warn(f"certdp: answers now assume (unproved): {a}", UserWarning, stacklevel=2)
+        return out
 
     def _mechanisms(self) -> list[tuple[Any, int]]:
         from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
 
         return [(parse_spec(s), k) for s, k in self.items]
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The unproved hypotheses every answer of this accountant rests on (each once),
+        e.g. the worst-case pair of a Poisson-sampled Gaussian under REPLACE_ONE; empty
+        when the answers are proved outright.  ``compose`` also warns (``UserWarning``)
+        when an event brings a new one, since ``get_epsilon`` returns a bare float."""
+        return tuple(dict.fromkeys(a for m, _ in self._mechanisms() for a in m.assumptions))
 
     def epsilon_enclosure(self, target_delta: Any, width: Any = None) -> Any:
         """Certified enclosure of ε(δ) = min{ε >= 0 : δ(ε) <= target_delta}, 0 < target_delta < 1,
