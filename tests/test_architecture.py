@@ -34,7 +34,7 @@ CHECKER_MODULES = ("certdp.verifier.checker", "certdp.verifier.check_dp", "certd
                    "certdp.verifier.check_profile_pld", "certdp.verifier.check_optimum",
                    "certdp.verifier.check_pld_iv", "certdp.verifier.check_law_pld",
                    "certdp.verifier.slopes", "certdp.verifier.switch", "certdp.verifier.gauss",
-                   "certdp.verifier.phi_fixed", "certdp.verifier.switch_iv",
+                   "certdp.verifier.phi_fixed", "certdp.verifier.switch_iv", "certdp.verifier.check_fdp_iv",
                    "certdp.verifier.check_shuffle")
 
 

@@ -36,7 +36,8 @@ sgd/icea GDP certificates (verifier.switch), the mpmath kernel's fixed-point Φ
 (verifier.phi_fixed) and accountant value claims: 44 modules, 9,390 lines; with the
 switch-point proof in mpmath intervals (verifier.switch_iv) 45 modules, 9,551 lines; with
 the refined sgd/icea profile and δ_μ from the fixed-point Φ in the mpmath kernel 45 modules,
-9,680 lines; without sympy 27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
+9,680 lines; with gdp_except in intervals (verifier.check_fdp_iv) 46 modules, 9,833 lines;
+without sympy 27 modules, 5,191 lines.  The 3,000-line target is not met: the expression machinery for
 ``profile("...")`` specs (certdp.expr: parser, evaluator, extended intervals, validation,
 about 2,600 lines with the enclosures and Φ it uses) is the largest part. With the shuffled-batches lower bound (check_shuffle, kind
 not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) merged
@@ -55,8 +56,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 46
-MAX_LINES = 9_930
+MAX_MODULES = 47
+MAX_LINES = 10_080
 
 
 def _module_level_imports(mod: str) -> set[str]:

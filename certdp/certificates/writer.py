@@ -61,23 +61,6 @@ def refuse_uncheckable(spec: str, switch: bool = False) -> None:
         raise InputError(f"certificates for {spec} are not supported yet: the checker's table refuses it ({mech})")
 
 
-def _switch_evidence(spec: str) -> dict[str, Any] | None:
-    """``{"bracket": [r0, r1], "tail": T}`` of a bare sgd/icea spec's switch point
-    (the catalog's certified search), None for every other spec."""
-    from certdp.verifier.mechs import NaiveFamily, parse  # noqa: PLC0415
-
-    try:
-        if not isinstance(parse(spec, exclude=("tradeoff",)), NaiveFamily):
-            return None
-    except InputError:
-        return None
-    from certdp.mechanisms.spec import parse_spec  # noqa: PLC0415
-
-    sp = parse_spec(spec).switch_point()
-    return {"bracket": [fraction_to_str(dyadic_to_fraction(sp.eps.lo)), fraction_to_str(dyadic_to_fraction(sp.eps.hi))],
-            "tail": str(sp.tail)}
-
-
 def checker_has_closed_form(spec: str) -> bool:
     """Does the independent checker evaluate ``spec``'s profile in closed form?  (Its
     table also knows k-fold pure-DP / randomized-response compositions, which the
@@ -108,7 +91,9 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     or ``gdp_head`` (with the residual), with μ⁻ and its witness when positive.  For
     ``sgd(...)``/``icea(...)`` the evidence brackets the switch point of the refined
     profile (``switch``: the checker re-proves it, :mod:`certdp.verifier.switch`)."""
-    switch = _switch_evidence(m.spec)
+    from certdp.certificates.switch_writer import checked, switch_evidence  # noqa: PLC0415
+
+    switch = switch_evidence(m.spec)
     if switch is None:
         refuse_uncheckable(m.spec)
     zero = m.tail.kind == "zero"
@@ -131,19 +116,14 @@ def measurement_certificate(m: "Measurement") -> dict[str, Any]:
     if m.assumptions:
         claim["assumptions"] = list(m.assumptions)
     doc = envelope(claim, m.spec, evidence)
-    if switch is not None:  # the refined profile: the checker's bounds differ from the catalog's search
-        from certdp.verifier.checker import check  # noqa: PLC0415
-
-        result = check(doc)
-        if not result.valid:
-            raise InputError(f"the independent checker rejects the certificate of {m.spec} "
-                             f"({result.failed_step}); no certificate written")
-    return doc
+    return checked(doc) if switch is not None else doc  # the refined profile: checked before it is written
 
 
 def not_gdp_document(spec: str, mu: Fraction, eps: Fraction, assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of "not μ-GDP" from a witness ε with δ_A(ε) > δ_μ(ε)."""
-    switch = _switch_evidence(spec)
+    from certdp.certificates.switch_writer import switch_evidence  # noqa: PLC0415
+
+    switch = switch_evidence(spec)
     if switch is None:
         refuse_uncheckable(spec)
     claim: dict[str, Any] = {"kind": "not_gdp", "mu": number(mu)}

@@ -16,9 +16,10 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
   :func:`check_pld_iv.delta_lower`), ``not_gdp_except`` (its witness against that
   bound or the all-sampled bound), accountant ``value``s (evidence ``upper``/``lower``,
   each end as a dp / not_dp certificate).
-* ``gdp_except``, ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp``
-  with ``pld_law_lower``, GDP claims on sgd/icea, noise refinements — need the flint
-  kernel, and say so.  Switch points: :mod:`certdp.verifier.switch_iv`.
+* ``gdp_except``: :mod:`certdp.verifier.check_fdp_iv`; switch points and GDP claims on
+  sgd/icea: :mod:`certdp.verifier.switch_iv`.
+* ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp`` with
+  ``pld_law_lower``, noise refinements — need the flint kernel, and say so.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
   switch points in intervals (:mod:`switch_iv`); noise refinements need the flint kernel.
@@ -146,8 +147,12 @@ def check(doc: Any) -> tuple[bool, str | None]:
             return _value(doc)
         if kind == "not_gdp_except":
             return _not_gdp_except(doc)
-        if kind in ("gdp_except", "not_dp_shuffled"):
+        if kind == "not_dp_shuffled":
             return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
+        if kind == "gdp_except":
+            from certdp.verifier.check_fdp_iv import check as check_fdp_iv  # noqa: PLC0415
+
+            return check_fdp_iv(doc)
         if kind == "adp_not_prdp":
             from certdp.verifier.check_prdp import check as check_prdp  # noqa: PLC0415
 

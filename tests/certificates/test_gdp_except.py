@@ -155,11 +155,18 @@ def test_malformed(one_step, mutate):
         check(bad)
 
 
-def test_mpmath_kernel_says_it_needs_flint(one_step):
+def test_mpmath_kernel_agrees(one_step):
+    """The second kernel (certdp.verifier.check_fdp_iv: the upper PLD in intervals, the
+    segment inequalities through Φ at a rational t instead of Φ⁻¹) accepts the
+    certificate and rejects a smaller μ and a smaller residual, as flint does."""
     from certdp.verifier.check_iv import check as check_iv
 
-    ok, step = check_iv(one_step[1])
-    assert not ok and "flint kernel" in step
+    assert check_iv(one_step[1]) == (True, None)
+    mu = Fraction(one_step[1]["claim"]["mu"])
+    for field, value in (("mu", str(mu * Fraction(99, 100))), ("residual", "1e-30")):
+        bad = copy.deepcopy(one_step[1])
+        bad["claim"][field] = value
+        assert not check(bad).valid and not check_iv(bad)[0], field
 
 
 def test_schema(one_step, paper):
