@@ -26,16 +26,15 @@ from certdp.verifier.coq.translate import ClaimRefused, Script, translate
 PACKAGES = "coq libcoq-interval libcoq-coquelicot"
 MISSING = (f"the Coq kernel needs coqc with the Interval and Coquelicot libraries "
            f"(Debian/Ubuntu: apt-get install {PACKAGES})")
-#: Axioms a VALID claim may rest on: Coq's axiomatisation of the reals (classical
-#: Dedekind reals, functional extensionality) and the Gaussian integral of the library.
+#: Axioms a VALID claim may rest on (exactly those the library's proofs use): Coq's
+#: axiomatisation of the reals (classical Dedekind reals, functional extensionality),
+#: excluded middle, and the Gaussian integral of the library.
 ALLOWED_AXIOMS = frozenset({
     "ClassicalDedekindReals.sig_forall_dec", "ClassicalDedekindReals.sig_not_dec",
     "FunctionalExtensionality.functional_extensionality_dep",
+    "Classical_Prop.classic",  # excluded middle (Coquelicot uses it)
     "CertDP.CertDP.gaussian_integral", "CertDP.gaussian_integral",
     "gaussian_integral",  # Print Assumptions prints the library's axiom by its short name (see FORBIDDEN)
-    "Classical_Prop.classic", "Eqdep.Eq_rect_eq.eq_rect_eq",
-    "ProofIrrelevance.proof_irrelevance", "Epsilon.epsilon_statement",
-    "ChoiceFacts.FunctionalChoice_on",
 })
 #: Prefixes of the specification axioms of Coq's primitive machine integers and floats
 #: (implemented by Coq's kernel; the Interval library computes with them).

@@ -17,6 +17,8 @@ from certdp.errors import InputError
 #: Largest k of a k-fold pure_dp / randomized_response composition written out as
 #: its binomial sum (one term per i < k/2).
 MAX_COQ_BINOMIAL_K = 200
+#: ... and of randomized_response (whose terms' signs are split case by case, not decided exactly).
+MAX_COQ_RR_K = 12
 
 
 class Unsupported(InputError):
@@ -74,6 +76,9 @@ def _binomial(m: Any) -> str:
             terms.append(f"{comb(k, i)} * exp ({i} * {e0}) / (1 + exp {e0}) ^ {k} * "
                          f"Rmax (exp ({k - 2 * i} * {e0}) - exp eps) 0")
     else:
+        if k > MAX_COQ_RR_K:  # each max(r^(k-2i) - e^eps, 0) is split in two cases: 2^(k/2) goals
+            raise Unsupported(f"compose(randomized_response, k={k}): the Coq kernel writes these binomial sums "
+                              f"up to k = {MAX_COQ_RR_K}")
         qq = max(inner.p, 1 - inner.p)
         if qq == Fraction(1, 2):
             return "(fun _ : R => 0)"
