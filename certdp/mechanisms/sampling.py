@@ -375,6 +375,10 @@ def binomial_head(b: int, p: Fraction, tail: Fraction = WR_TAIL) -> tuple[list[F
     return probs, 1 - total
 
 
+#: the exact Binomial(b, 1/N) head of sample_wr is refused beyond this many bits (a hang, not an answer)
+WR_MAX_BITS = 200_000
+
+
 class SampleWR(_Batched):
     """Sampling with replacement (b draws from N records), replace-one neighbours, for gaussian /
     gaussian_dp (module docstring): δ(ε) <= Σ_k π_k δ_{2kΔ/σ}(ε), k ~ Binomial(b, 1/N) the copies of
@@ -393,6 +397,10 @@ class SampleWR(_Batched):
         kind, _ = noise_ratio(self.mechanism)
         if kind != "gaussian":
             raise InputError(f"sample_wr: defined here for gaussian and gaussian_dp, got {self.mechanism.spec()}")
+        # the copy law is summed exactly: (1 - 1/N)^b has about b·log2(N) bits
+        if int(self.batch) * max(1, int(self.n).bit_length()) > WR_MAX_BITS:
+            raise InputError(f"sample_wr: batch = {self.batch} of n = {self.n} is too large for the exact copy law "
+                             f"(batch·log2(n) must stay below {WR_MAX_BITS:,} bits)")
 
     def copies(self) -> tuple[list[Fraction], Fraction]:
         """([π_0, ..., π_K], π_{>K}) of the copies k ~ Binomial(b, 1/N)."""

@@ -329,3 +329,13 @@ def test_the_writer_refuses_certificates_for_the_new_specs(tmp_path, capsys):
     assert rc == 2 and not path.exists()
     err = capsys.readouterr().err
     assert "not supported" in err and "Traceback" not in err
+
+
+def test_sample_wr_refuses_a_copy_law_too_large_to_sum_exactly():
+    """batch 1e8 of n 1e9 built (1 - 1/n)^b exactly and ran past any --budget; it is
+    refused at the boundary now (a one-line InputError)."""
+    from certdp.errors import InputError
+    from certdp.mechanisms.spec import parse_spec
+
+    with pytest.raises(InputError, match="too large for the exact copy law"):
+        parse_spec("sample_wr(gaussian(sigma=1), batch=100000000, n=1e9)")
