@@ -172,8 +172,12 @@ def test_no_false_claim_is_valid_under_coq(tmp_path):
     from certdp.verifier.schema import MalformedCertificate
     from tests.certificates.test_schema_and_tampering import _truth
 
-    docs = {"dp": dp_certificate("dp", "gaussian(sigma=2, sensitivity=1)", "1", "0.13", delta_mu("1/2", "1")),
-            "not_dp": dp_certificate("not_dp", "gaussian(sigma=2, sensitivity=1)", "1", "0.0001", delta_mu("1/2", "1")),
+    # claims within 1e-8 (relative) of the truth δ_{1/2}(1) = 0.0068295949831145753842... (mpmath, 40
+    # digits), so that the factors 0.999999 and 1.000001 make false claims (loose claims such as
+    # δ <= 0.13 stayed true under every factor and the campaign tested nothing)
+    docs = {"dp": dp_certificate("dp", "gaussian(sigma=2, sensitivity=1)", "1", "0.00682959505", delta_mu("1/2", "1")),
+            "not_dp": dp_certificate("not_dp", "gaussian(sigma=2, sensitivity=1)", "1", "0.00682959491",
+                                     delta_mu("1/2", "1")),
             "value": DOCS["value_mu_gdp"]}
     fields = {"dp": ["eps", "delta"], "not_dp": ["eps", "delta"], "value": ["lo", "hi"]}
     counts = {"false": 0, "false_valid": 0, "true": 0, "true_valid": 0, "malformed": 0}
