@@ -49,6 +49,9 @@ def test_poisson_only_options_exit_2(extra, capsys):
      "--sampling", "shuffle"],
     ["dpsgd", "--noise", "-1", "--batch-size", "10", "--dataset-size", "100", "--epochs", "1", "--delta", "1e-5",
      "--sampling", "shuffle"],
+    # a float-placed partition: 1e-250 raised a traceback (math domain error), 1e-400 a ZeroDivisionError
+    *[["dpsgd", "--noise", n, "--batch-size", "10", "--dataset-size", "100", "--epochs", "1", "--delta", "1e-5",
+       "--sampling", "shuffle"] for n in ("1e-400", "1e-250", "0.03", "1e5")],
 ])
 def test_bad_input_exit_2(argv, capsys):
     assert main(argv) == 2

@@ -215,6 +215,10 @@ def shuffled_lower(noise: Fraction, batches: int, epochs: int, *, delta: Fractio
     return best
 
 
+#: noise multipliers the shuffled lower bound accepts (outside, its float-placed partition breaks down)
+NOISE_RANGE = (Fraction(1, 10), Fraction(10**4))
+
+
 def shuffled_dpsgd(noise: object, *, batch_size: object, dataset_size: object, epochs: object = None,
                    steps: object = None, delta: object = None, eps: object = None,
                    cells: int = 2048) -> ShuffleResult:
@@ -229,6 +233,9 @@ def shuffled_dpsgd(noise: object, *, batch_size: object, dataset_size: object, e
     s = exact(noise, "noise")
     if s <= 0:
         raise InputError(f"noise multiplier must be > 0, got {noise!r}")
+    if not NOISE_RANGE[0] <= s <= NOISE_RANGE[1]:  # the cell partition is placed with floats (step σ²/64)
+        raise InputError(f"shuffled batches: noise multiplier {noise} is outside the supported range "
+                         f"[{NOISE_RANGE[0]}, {NOISE_RANGE[1]}]")
     if batch_size is None or dataset_size is None:
         raise InputError("shuffled batches need --batch-size B and --dataset-size N (k = N/B batches per epoch)")
     B, N = _positive_int(batch_size, "batch size"), _positive_int(dataset_size, "dataset size")
