@@ -16,16 +16,24 @@ PKG = ROOT / "certdp"
 
 #: layer rank of each top-level subpackage (lower = more basic)
 LAYERS = {
+    "verifier": 0,  # the checker's own kernel is the base: errors, balls, exact numbers, the spec grammar
     "errors": 0, "meta": 0, "progress": 0, "files": 0, "numerics": 0,
     "expr": 1,
-    "mechanisms": 2, "verifier": 2,
+    "mechanisms": 2,
     "analyses": 3,
     "certificates": 4,
     "audit": 5, "sweep": 5, "bench": 5, "interop": 5,
     "cli": 6, "__main__": 6, "api": 6,
 }
-#: the certificate checker may import only these (besides its own package's checker modules)
-CHECKER_ALLOWED = ("certdp.errors", "certdp.progress", "certdp.numerics", "certdp.expr")
+#: the certificate checker may import only its own package, and the expression machinery
+#: for user ``profile("...")`` expressions (see test_checker_imports_only_its_own_package)
+CHECKER_ALLOWED = ("certdp.verifier", "certdp.expr")
+#: the one upward edge: the checker loads the safe parser and evaluator (layer 1) for
+#: certificates over user ``profile("...")`` expressions only
+EXPRESSION_MACHINERY = "certdp.expr"
+#: checker modules that import the expression machinery at module level: the checker
+#: loads them by kind (checker.KIND_HOME) or in a function, only when a certificate needs them
+EXPRESSION_KIND_MODULES = ("certdp.verifier.check_iv", "certdp.verifier.check_optimum")
 CHECKER_MODULES = ("certdp.verifier.checker", "certdp.verifier.check_dp", "certdp.verifier.check_exact",
                    "certdp.verifier.check_prdp", "certdp.verifier.schema", "certdp.verifier.facts",
                    "certdp.verifier.check_value", "certdp.verifier.check_pld",
@@ -100,7 +108,8 @@ def test_every_module_has_a_layer():
 
 
 def test_no_upward_imports():
-    bad = [(m, t) for m in MODULES for t in _imports(m) if _rank(t) > _rank(m)]
+    bad = [(m, t) for m in MODULES for t in _imports(m) if _rank(t) > _rank(m)
+           and not (m.startswith("certdp.verifier") and t.startswith(EXPRESSION_MACHINERY))]
     assert not bad, "upward imports:\n" + "\n".join(f"  {m} -> {t}" for m, t in sorted(bad))
 
 
@@ -128,6 +137,47 @@ def test_no_import_cycles():
     assert not real, "import cycles:\n" + "\n".join("  " + " -> ".join(c) for c in real)
 
 
+def _outside_functions(tree: ast.AST) -> ast.AST:
+    class Strip(ast.NodeTransformer):
+        def visit_FunctionDef(self, node: ast.AST) -> None:
+            return None
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+    return Strip().visit(tree)
+
+
+VERIFIER = sorted(m for m in MODULES if m == "certdp.verifier" or m.startswith("certdp.verifier."))
+
+
+def test_checker_imports_only_its_own_package():
+    """Issue 36: the checker imports only the standard library, python-flint, mpmath and
+    its own package; the expression machinery only inside functions or from the kind
+    modules that need it (loaded by kind), for user ``profile("...")`` expressions."""
+    import sys
+
+    bad = []
+    for m in VERIFIER:
+        tree = ast.parse(MODULES[m].read_text())
+        top = _imports(m, tree=_outside_functions(tree))
+        for t in _imports(m):
+            if t.startswith("certdp.verifier"):
+                continue
+            if t.startswith(EXPRESSION_MACHINERY) and (t not in top or m in EXPRESSION_KIND_MODULES):
+                continue
+            bad.append((m, t))
+        if m in EXPRESSION_KIND_MODULES:
+            continue  # these load sympy with the expression machinery
+        for node in ast.walk(_outside_functions(ast.parse(MODULES[m].read_text()))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            for n in names:
+                root = n.split(".")[0]
+                if root not in sys.stdlib_module_names and root not in ("flint", "mpmath", "certdp"):
+                    bad.append((m, n))
+    assert not bad, "the checker imports outside its package:\n" + "\n".join(f"  {m} -> {t}" for m, t in bad)
+
+
 def test_checker_closure_has_no_search_code():
     seen, todo = set(), list(CHECKER_MODULES)
     while todo:
@@ -136,7 +186,9 @@ def test_checker_closure_has_no_search_code():
             continue
         seen.add(m)
         todo.extend(_imports(m))
-    bad = sorted(m for m in seen if not (m.startswith(CHECKER_ALLOWED) or m in CHECKER_MODULES))
+    # the expression machinery itself builds on numerics (enclosures, Φ): no search code either
+    allowed = (*CHECKER_ALLOWED, "certdp.numerics", "certdp.errors", "certdp.progress")
+    bad = sorted(m for m in seen if not (m.startswith(allowed) or m in CHECKER_MODULES))
     assert not bad, f"the checker's import closure reaches {bad}"
     src = "\n".join(MODULES[m].read_text() for m in seen)
     for forbidden in ("sympy.solve", "lambdify", "_golden_max", "mpmath.findroot"):

@@ -43,6 +43,17 @@ about 2,600 lines with the enclosures and Φ it uses) is the largest part. With 
 not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) merged
 beside it: see the caps below. With check_pld's packed composition and shared per-end Φ
 balls (issue 37 item 5: the same integers, 1.3–1.8× faster re-derivations) about 60 lines more.
+
+Issue 36, third step: the checker became self-contained (it imports only its own package;
+errors, progress, the ball helpers, exact numbers, decide, the mpmath interval kernel and the
+spec grammar moved into certdp/verifier/, their old names are one-line aliases of the same
+module objects, and numerics re-exports the checker's Gaussian primitives instead of keeping
+copies); what one certificate's check loads became a kind's own modules only (the GDP cell
+argument in check_gdp, the cell tests in verifier.cells, the PLD composition in pld_compose,
+the PLD re-derivations and the switch point loaded by evidence): 54 modules, 10,120 lines
+(the aliases and the splits add modules, not code); without sympy 24 modules, 3,958 lines.
+What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,112–3,149 lines
+(7,208 before for a DP-SGD certificate).
 """
 
 from __future__ import annotations
@@ -56,8 +67,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 47
-MAX_LINES = 10_080
+MAX_MODULES = 54
+MAX_LINES = 10_130
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -88,7 +99,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 5_460
+MAX_SYMPY_FREE_LINES = 3_960
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:
@@ -145,7 +156,7 @@ def test_closure_has_no_catalog():
     c = closure()
     assert not [m for m in c if m.startswith(("certdp.mechanisms", "certdp.analyses", "certdp.audit"))]
     # the checker's own table is in it, and so are the grammar and the evaluator
-    assert {"certdp.verifier.mechs", "certdp.expr.spec_grammar", "certdp.expr.evaluate"} <= set(c)
+    assert {"certdp.verifier.mechs", "certdp.verifier.spec_grammar", "certdp.expr.evaluate"} <= set(c)
 
 
 def test_every_kind_module_is_measured():

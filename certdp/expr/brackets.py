@@ -13,10 +13,10 @@ import dataclasses
 from fractions import Fraction
 from typing import Any, Callable
 
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import dyadic_to_fraction, to_ball, working_precision
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.ball import dyadic_to_fraction, to_ball, working_precision
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact
+from certdp.verifier.exact import exact
 
 
 #: Precision (bits) of the rational bracket of a closed-form input.

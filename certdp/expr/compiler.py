@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 import sympy
 from flint import ctx
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 from certdp.expr.logic import junction, negation
 
 Env = Any  # what a compiled function is called with (backend-specific)

@@ -15,10 +15,10 @@ from fractions import Fraction
 import sympy
 from flint import arb
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 from certdp.expr.evaluate import compile_ball, constant_sign
 from certdp.expr.parser import parse_expression
-from certdp.numerics.exact import exact
+from certdp.verifier.exact import exact
 
 
 def exact_real(x: object, name: str = "value") -> sympy.Expr:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 import sympy
 from flint import arb
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 from certdp.expr.evaluate import compile_ball
 from certdp.expr.symbols import EPS
 

@@ -37,11 +37,11 @@ from typing import Callable, Mapping, Sequence
 import sympy
 from flint import arb, ctx, fmpq
 
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.decide import adaptive, decide
-from certdp.numerics.ball import digits_to_bits, exact_ball, to_ball
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.decide import adaptive, decide
+from certdp.verifier.ball import digits_to_bits, exact_ball, to_ball
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact
+from certdp.verifier.exact import exact
 from certdp.numerics.normal import Phi_ball
 from certdp.expr.compiler import Compiler
 

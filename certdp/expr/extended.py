@@ -30,10 +30,10 @@ from typing import Callable, Sequence
 import sympy
 from flint import arb, fmpq
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 from certdp.expr.compiler import Compiler
 from certdp.expr.evaluate import BALLS, _erf1, _erfc1, _exp1, _log1
-from certdp.numerics.ball import exact_ball
+from certdp.verifier.ball import exact_ball
 
 Interval = tuple  # (lo: arb, hi: arb), exact endpoints
 ADPair = tuple  # (value: Interval, derivative: Interval)

@@ -9,8 +9,8 @@ from typing import Any, Callable
 import sympy
 from mpmath import iv
 
-from certdp.numerics import iv as kernel
-from certdp.numerics.exact import exact
+from certdp.verifier import iv as kernel
+from certdp.verifier.exact import exact
 
 
 

@@ -45,9 +45,9 @@ from typing import Callable, Mapping, Sequence
 
 import sympy
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 from certdp.expr.symbols import symbol_for
-from certdp.numerics.exact import exact
+from certdp.verifier.exact import exact
 
 #: Longest accepted expression text (characters).
 MAX_TEXT = 4_000

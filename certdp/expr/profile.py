@@ -36,15 +36,15 @@ from fractions import Fraction
 import sympy
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
+from certdp.verifier.errors import InputError, PrecisionError
 from certdp.expr import extended as ext
 from certdp.expr.evaluate import compile_ball
 from certdp.expr.parser import parse_expression
 from certdp.expr.symbols import EPS
-from certdp.numerics.ball import to_ball, working_precision
-from certdp.numerics.decide import refine
+from certdp.verifier.ball import to_ball, working_precision
+from certdp.verifier.decide import refine
 from certdp.numerics.enclosure import Enclosure
-from certdp.numerics.exact import exact, fraction_to_str
+from certdp.verifier.exact import exact, fraction_to_str
 
 
 @dataclass(frozen=True)

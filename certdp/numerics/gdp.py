@@ -47,14 +47,14 @@ from certdp.numerics.ball import (
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import check_nonnegative, check_open_unit, check_positive, exact
 from certdp.numerics.normal import (
-    _MINUS_MILLS_FROM,
-    mills_ratio_series_ball,
     Phi_ball,
     Phi_inv_exact_ball,
     Phi_inv_ball,
     phi_ball,
     _mag,
 )
+# one owner: the checker's own Gaussian primitives (the checker imports only its package)
+from certdp.verifier.gauss import delta_mu_ball, delta_mu_start_prec as _delta_mu_start_prec  # noqa: F401
 
 #: Default absolute width of root enclosures (μ_GDP, ε(δ)).
 DEFAULT_WIDTH = Fraction(1, 10**12)
@@ -63,45 +63,6 @@ DEFAULT_WIDTH = Fraction(1, 10**12)
 # ---------------------------------------------------------------------------
 # δ_μ(ε)
 # ---------------------------------------------------------------------------
-
-
-def delta_mu_ball(mu: arb, eps: arb) -> arb:
-    """δ_μ(ε) at the current precision (a valid ball at any precision)."""
-    a = -eps / mu + mu / 2
-    if a < _MINUS_MILLS_FROM:  # certainly in the far tail
-        # far tail: δ = φ(a)(R(-a) - R(-b)), b = a - μ (uses e^ε φ(b) = φ(a))
-        return phi_ball(a) * (mills_ratio_series_ball(-a) - mills_ratio_series_ball(mu - a))
-    return Phi_ball(a) - eps.exp() * Phi_ball(a - mu)
-
-
-def _safe_float(x: object) -> float:
-    """A float near the non-negative number x for precision guesses: never
-    raises (huge → 1e300, tiny → 0)."""
-    try:
-        return float(x)  # type: ignore[arg-type]
-    except OverflowError:
-        return 1e300
-    except (ZeroDivisionError, ValueError, TypeError):
-        return 0.0
-
-
-def _delta_mu_start_prec(rel_bits: int, mu: object, eps: object) -> int:
-    """Precision that usually suffices on the first try: target bits, the
-    cancellation log2(1 + ε/μ²), the sensitivity of Φ at |a| ~ ε/μ + μ/2 to
-    rounding of the inputs, and e^ε's sensitivity to rounding of ε."""
-    # a guess only (the result is re-checked): clamp so floats never overflow
-    mu, eps = _safe_float(mu), _safe_float(eps)
-    mu = min(max(mu, 1e-150), 1e150)
-    eps = min(max(eps, 0.0), 1e300)
-    a = min(eps / mu + mu / 2, 1e300)
-    return min(
-        rel_bits
-        + 12
-        + int(math.log2(1.0 + min(eps / (mu * mu), 1e300)))
-        + 2 * int(math.log2(1.0 + a))
-        + int(math.log2(1.0 + eps)),
-        1 << 16,
-    )
 
 
 def delta_mu_adaptive(mu: Fraction, eps: Fraction, rel_bits: int) -> arb:

@@ -15,49 +15,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import arb, ctx
+from flint import arb
 
 from certdp.errors import InputError
 from certdp.numerics.decide import adaptive
 from certdp.numerics.ball import digits_to_bits, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import exact
-
-
-_SQRT2_CACHE: dict[int, arb] = {}
-
-
-def sqrt2() -> arb:
-    """√2 at the current precision (cached per precision: it sits on every Φ call)."""
-    p = ctx.prec
-    v = _SQRT2_CACHE.get(p)
-    if v is None:
-        v = _SQRT2_CACHE[p] = arb(2).sqrt()
-    return v
-
-
-def phi_ball(x: arb) -> arb:
-    """Standard normal density φ(x)."""
-    return (-(x * x) / 2).exp() / (2 * arb.pi()).sqrt()
-
-
-def Phi_ball(x: arb) -> arb:
-    """Standard normal CDF Φ(x) = erfc(-x/√2)/2; in the far lower tail
-    Φ(x) = φ(x) R(-x) with the Mills-ratio series (relatively accurate)."""
-    if x < _MINUS_MILLS_FROM:  # certainly below: the far lower tail
-        return phi_ball(x) * mills_ratio_series_ball(-x)
-    return (-x / sqrt2()).erfc() / 2
-
-
-def Phi_upper_ball(x: arb) -> arb:
-    """Upper tail 1 - Φ(x) = Φ(-x), without cancellation."""
-    return Phi_ball(-x)
-
-
-def Phi_inv_ball(p: arb) -> arb:
-    """Φ⁻¹(p) for a ball p ⊂ (0, 1).  NaN if p touches 0 or 1 (callers use
-    the symmetry Φ⁻¹(p) = -Φ⁻¹(1-p) with an exact 1-p near 1)."""
-    return -sqrt2() * (2 * p).erfcinv()
+# one owner: the checker's own Gaussian primitives (the checker imports only its package)
+from certdp.verifier.gauss import (  # noqa: F401
+    MILLS_SERIES_FROM, Phi_ball, Phi_inv_ball, Phi_upper_ball, mills_ratio_series_ball,
+    phi_ball, sqrt2,
+)
 
 
 def log_Phi_ball(x: arb) -> arb:
@@ -69,43 +38,8 @@ def log_Phi_ball(x: arb) -> arb:
     return Phi_ball(x).log()
 
 
-#: Beyond this argument the Mills ratio uses the asymptotic series: arb's
-#: ``erfc`` loses accuracy for large arguments (about 90 of 128 bits at
-#: x = 7e4, everything at x = 7e6), while the series needs few terms there.
-MILLS_SERIES_FROM = 64
-_MINUS_MILLS_FROM = arb(-MILLS_SERIES_FROM)  # exact
-
-def mills_ratio_series_ball(x: arb) -> arb:
-    """R(x) for x >= MILLS_SERIES_FROM by the asymptotic expansion
-
-        R(x) = (1/x) [ Σ_{k<N} (-1)^k (2k-1)!! / x^{2k}  +  r_N ],
-        |r_N| <= (2N-1)!! / x^{2N}
-
-    (erfc's expansion, DLMF 7.12.1, with y = x/√2: for real y > 0 the
-    remainder is bounded by the first neglected term, DLMF §7.12(ii)).
-    N is chosen so the bound is below 2^-(prec+8); the bound is then added to
-    the ball's radius, so the result is rigorous at any precision.
-    """
-    x_lo = x.lower()
-    if not x_lo >= MILLS_SERIES_FROM:
-        raise ValueError("mills_ratio_series_ball needs x >= MILLS_SERIES_FROM")
-    inv_x2 = 1 / (x * x)
-    inv_x2_hi = 1 / (x_lo * x_lo)  # bounds the terms from above
-    target = arb(2) ** (-(ctx.prec + 8))
-    total = arb(1)
-    term = arb(1)
-    term_hi = arb(1)
-    k = 0
-    while True:
-        k += 1
-        term = -term * (2 * k - 1) * inv_x2
-        term_hi = term_hi * (2 * k - 1) * inv_x2_hi
-        if term_hi.upper() < target or k > 4 * ctx.prec:
-            break
-        total += term
-    # remainder bound: the first neglected term (index k) in magnitude
-    bound = term_hi.upper()
-    return (total + arb(0, bound)) / x
+#: (MILLS_SERIES_FROM, from the checker's kernel: beyond it the Mills ratio uses the
+#: asymptotic series, since arb's ``erfc`` loses accuracy for large arguments.)
 
 
 def mills_ratio_ball(x: arb) -> arb:

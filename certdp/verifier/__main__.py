@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 from certdp.verifier.checker import KERNELS, verify
 from certdp.verifier.schema import MalformedCertificate
 

@@ -47,21 +47,11 @@ from certdp.verifier.schema import (
     _fields,
     number_string,
 )
-from certdp.verifier.check_pld import (delta_lower, delta_upper, parse_evidence, parse_lower_evidence,
-                                          subsampled_gaussians)
-from certdp.verifier.check_law_pld import delta_upper as law_delta_upper
-from certdp.verifier.check_law_pld import delta_lower as law_delta_lower
-from certdp.verifier.check_law_pld import parse_evidence as parse_law_evidence, subsampled_base
-from certdp.verifier.check_law_pld import parse_lower_evidence as parse_law_lower_evidence
-from certdp.verifier.check_profile_pld import delta_upper as profile_delta_upper
-from certdp.verifier.check_profile_pld import items_delta_upper, parse_items_evidence
-from certdp.verifier.check_profile_pld import parse_evidence as parse_profile_evidence
-from certdp.verifier.check_profile_pld import split as profile_split
 from certdp.verifier.facts import known_facts_step, parse_mechanism
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import MAX_PREC, lower_bound, to_ball, upper_bound
-from certdp.numerics.decide import decide
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.ball import MAX_PREC, lower_bound, to_ball, upper_bound
+from certdp.verifier.decide import decide
+from certdp.verifier.exact import exact
 
 KINDS = ("dp", "not_dp")
 
@@ -71,16 +61,43 @@ def _compose_all(mech: Any) -> None:
         raise MalformedCertificate("evidence.pld_items certifies compose_all(M1, ..., Mn) only")
 
 
+# The PLD re-derivations load only for the certificates that carry their evidence
+# (issue 36: what a certificate's reader must trust is what its check loads).
+def _pld() -> Any:
+    from certdp.verifier import check_pld  # noqa: PLC0415
+
+    return check_pld
+
+
+def _law() -> Any:
+    from certdp.verifier import check_law_pld  # noqa: PLC0415
+
+    return check_law_pld
+
+
+def _prof() -> Any:
+    from certdp.verifier import check_profile_pld  # noqa: PLC0415
+
+    return check_profile_pld
+
+
 #: PLD evidence → (the claim kind it proves, its parser (evidence, mechanism), the
-#: mechanism shapes it accepts (raises MalformedCertificate otherwise)).
-PLD_EVIDENCE: dict[str, tuple[str, Any, Any]] = {
-    "pld": ("dp", lambda ev, m: parse_evidence(ev), subsampled_gaussians),
-    "pld_lower": ("not_dp", lambda ev, m: parse_lower_evidence(ev), subsampled_gaussians),
-    "pld_profile": ("dp", lambda ev, m: parse_profile_evidence(ev), profile_split),
-    "pld_items": ("dp", lambda ev, m: (_compose_all(m), parse_items_evidence(ev, len(m.children()))),
-                  lambda m: None),
-    "pld_law": ("dp", lambda ev, m: parse_law_evidence(ev), subsampled_base),
-    "pld_law_lower": ("not_dp", lambda ev, m: parse_law_lower_evidence(ev), subsampled_base),
+#: mechanism shapes it accepts (raises MalformedCertificate otherwise), and its bound on
+#: δ(ε) at a precision: a ball (an upper bound for ``dp``, a lower one for ``not_dp``) or
+#: the failing step as a string).
+PLD_EVIDENCE: dict[str, tuple[str, Any, Any, Any]] = {
+    "pld": ("dp", lambda ev, m: _pld().parse_evidence(ev), lambda m: _pld().subsampled_gaussians(m),
+            lambda doc, m, e, ev, p: _pld().delta_upper(m, e, ev, p)),
+    "pld_lower": ("not_dp", lambda ev, m: _pld().parse_lower_evidence(ev), lambda m: _pld().subsampled_gaussians(m),
+                  lambda doc, m, e, ev, p: _pld().delta_lower(m, e, ev, p)),
+    "pld_profile": ("dp", lambda ev, m: _prof().parse_evidence(ev), lambda m: _prof().split(m),
+                    lambda doc, m, e, ev, p: _prof().delta_upper(doc["mechanism"], m, e, ev, p)),
+    "pld_items": ("dp", lambda ev, m: (_compose_all(m), _prof().parse_items_evidence(ev, len(m.children()))),
+                  lambda m: None, lambda doc, m, e, ev, p: _prof().items_delta_upper(m, e, ev, p)),
+    "pld_law": ("dp", lambda ev, m: _law().parse_evidence(ev), lambda m: _law().subsampled_base(m),
+                lambda doc, m, e, ev, p: _law().delta_upper(m, e, ev, p)),
+    "pld_law_lower": ("not_dp", lambda ev, m: _law().parse_lower_evidence(ev), lambda m: _law().subsampled_base(m),
+                      lambda doc, m, e, ev, p: _law().delta_lower(m, e, ev, p)),
 }
 EVIDENCE = ("delta_at_eps", *PLD_EVIDENCE)
 
@@ -109,7 +126,7 @@ def _validate(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     mech = parse_mechanism(doc)
     given = next((k for k in PLD_EVIDENCE if k in ev), None)
     if given is not None:
-        kind, parse, shape = PLD_EVIDENCE[given]
+        kind, parse, shape, _ = PLD_EVIDENCE[given]
         if claim["kind"] != kind:
             bound = "upper" if kind == "dp" else "lower"
             raise MalformedCertificate(f"evidence.{given} proves {bound} bounds on delta only (kind '{kind}')")
@@ -130,39 +147,22 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     kind = doc["claim"]["kind"]
     claim = doc["claim"]
 
-    pld = doc["evidence"].get("pld")
-    pld_lower = doc["evidence"].get("pld_lower")
-    pld_profile = doc["evidence"].get("pld_profile")
-    pld_items = doc["evidence"].get("pld_items")
-    pld_law = doc["evidence"].get("pld_law")
-    pld_law_lower = doc["evidence"].get("pld_law_lower")
+    given = next((k for k in PLD_EVIDENCE if k in doc["evidence"]), None)
 
     def test(prec: int) -> tuple[bool, str | None] | None:
-        if pld_lower is not None or pld_law_lower is not None:  # a lower bound only: it refutes dp
-            y = (delta_lower(mech, eps, pld_lower, prec) if pld_lower is not None
-                 else law_delta_lower(mech, eps, pld_law_lower, prec))
-            if lower_bound(y) > upper_bound(to_ball(delta)):
-                return True, None
-            if prec >= 2 * doc["precision"]:
-                return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
-                               f"{lower_bound(y).str(8, radius=False)} does not refute delta <= {claim['delta']}")
-            return None
-        if pld is not None or pld_profile is not None or pld_items is not None or pld_law is not None:
+        if given is not None:
+            proves, _, _, bound = PLD_EVIDENCE[given]
+            y = bound(doc, mech, eps, doc["evidence"][given], prec)
+            if isinstance(y, str):
+                return False, y
+            if proves == "not_dp":  # a lower bound only: it refutes dp
+                if lower_bound(y) > upper_bound(to_ball(delta)):
+                    return True, None
+                if prec >= 2 * doc["precision"]:
+                    return False, (f"the re-derived lower PLD bound delta({claim['eps']}) >= "
+                                   f"{lower_bound(y).str(8, radius=False)} does not refute delta <= {claim['delta']}")
+                return None
             # upper bounds: they prove dp only
-            if pld is not None:
-                y = delta_upper(mech, eps, pld, prec)
-            elif pld_law is not None:
-                y = law_delta_upper(mech, eps, pld_law, prec)
-                if isinstance(y, str):
-                    return False, y
-            elif pld_items is not None:
-                y = items_delta_upper(mech, eps, pld_items, prec)
-                if isinstance(y, str):
-                    return False, y
-            else:
-                y = profile_delta_upper(doc["mechanism"], mech, eps, pld_profile, prec)
-                if isinstance(y, str):
-                    return False, y
             if upper_bound(y) <= lower_bound(to_ball(delta)):
                 return True, None
             if prec >= 2 * doc["precision"]:

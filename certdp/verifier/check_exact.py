@@ -25,8 +25,8 @@ from typing import Any, Mapping
 
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
-from certdp.errors import InputError
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError
+from certdp.verifier.exact import exact
 
 KINDS = ("gdp_exact",)
 ARGUMENT = "gaussian trade-off curve"

@@ -38,9 +38,9 @@ from flint import arb
 from certdp.verifier.check_pld import parse_evidence, subsampled_gaussians, upper_plds
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
-from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import to_ball, working_precision
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError, check_budget
+from certdp.verifier.ball import to_ball, working_precision
+from certdp.verifier.exact import exact
 from certdp.verifier.gauss import Phi_inv_ball
 
 KINDS = ("gdp_except",)

@@ -24,8 +24,8 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import iv
 
-from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics import iv as kernel
+from certdp.verifier.errors import InputError, PrecisionError, check_budget
+from certdp.verifier import iv as kernel
 from certdp.verifier.check_fdp import validate
 from certdp.verifier.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
 from certdp.verifier.check_pld_iv import one_step

@@ -41,12 +41,12 @@ from mpmath import iv, libmp
 from certdp.verifier.check_exact import check as check_gdp_exact
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
-from certdp.errors import InputError, PrecisionError
+from certdp.verifier.errors import InputError, PrecisionError
 from certdp.expr.derivative import derivative
 from certdp.expr.ivbackend import compile_iv
 from certdp.expr.symbols import EPS
-from certdp.numerics import iv as kernel
-from certdp.numerics.exact import exact
+from certdp.verifier import iv as kernel
+from certdp.verifier.exact import exact
 
 
 class _Fail(Exception):

@@ -45,12 +45,12 @@ from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.verifier.check_pld import MAX_BITS, MAX_COUNT, MAX_GRID, _compose_lower, compose, f_eps
+from certdp.verifier.pld_compose import MAX_BITS, MAX_COUNT, MAX_GRID, _compose_lower, compose, f_eps
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
-from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.ball import (clip01, connect_the_dots, fixed_point_units, grid_bracket, lower_bound,
+from certdp.verifier.errors import InputError, PrecisionError, check_budget
+from certdp.verifier.ball import (clip01, connect_the_dots, fixed_point_units, grid_bracket, lower_bound,
                                   split_keeping_q, to_ball, upper_bound, working_precision)
-from certdp.numerics.exact import exact
+from certdp.verifier.exact import exact
 
 EVIDENCE_FIELDS = {"h", "bits", "tau", "remove", "add"}
 SIGNS = {"remove": 1, "add": -1}

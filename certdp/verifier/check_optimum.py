@@ -33,14 +33,14 @@ from flint import arb
 from certdp.verifier.facts import assumptions_of
 from certdp.verifier.schema import MalformedCertificate, number_string
 from certdp.verifier.switch import MAX_CELLS, bracket_of, inside as _inside, run_proof as _run
-from certdp.errors import InputError, PrecisionError
+from certdp.verifier.errors import InputError, PrecisionError
 from certdp.expr.derivative import expression_functions
 from certdp.expr.evaluate import compile_ball, evaluate_ball
 from certdp.expr.monotone import monotonicity_assumption
 from certdp.expr.parser import parse_expression
 from certdp.expr.symbols import DELTA, EPS
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound
-from certdp.verifier.gauss import CellBudgetExceeded, prove_on_cells
+from certdp.verifier.ball import lower_bound, to_ball, upper_bound
+from certdp.verifier.cells import CellBudgetExceeded, prove_on_cells
 
 
 def refined_setup(doc: Mapping[str, Any]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:

@@ -23,8 +23,8 @@ from mpmath import iv, libmp
 
 from certdp.verifier.check_pld import (_Pair, _compose_lower, compose, parse_evidence, parse_lower_evidence,
                                        subsampled_gaussians)
-from certdp.errors import PrecisionError, check_budget
-from certdp.numerics import iv as kernel
+from certdp.verifier.errors import PrecisionError, check_budget
+from certdp.verifier import iv as kernel
 from certdp.verifier.phi_fixed import Pair, PhiTable, _scale, to_iv, to_pair
 
 

@@ -36,8 +36,8 @@ from typing import Any, Callable
 
 from flint import arb
 
-from certdp.numerics.ball import MAX_PREC, to_ball, working_precision
-from certdp.numerics.exact import exact
+from certdp.verifier.ball import MAX_PREC, to_ball, working_precision
+from certdp.verifier.exact import exact
 
 #: Claim kinds this module checks (dispatched by ``certdp verify``).
 KINDS = ("adp_not_prdp",)
@@ -249,7 +249,7 @@ class _IvSigner(_Signer):
 
     @staticmethod
     def num(q: Fraction) -> Any:
-        from certdp.numerics.iv import point  # noqa: PLC0415
+        from certdp.verifier.iv import point  # noqa: PLC0415
 
         return point(q)
 

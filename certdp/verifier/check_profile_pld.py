@@ -40,9 +40,9 @@ from certdp.verifier.check_pld import MAX_BITS, MAX_GRID, _Pair, _product, _Unde
 from certdp.verifier.check_pld import one_step as gaussian_one_step, parse_evidence as parse_pld_evidence
 from certdp.verifier.check_pld import subsampled_gaussians
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
-from certdp.errors import InputError, check_budget
-from certdp.numerics.ball import fixed_point_units, to_ball, upper_bound, working_precision
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError, check_budget
+from certdp.verifier.ball import fixed_point_units, to_ball, upper_bound, working_precision
+from certdp.verifier.exact import exact
 
 EVIDENCE_FIELDS = {"h", "bits", "tau", "knots"}
 MAX_COUNT = 10**9

@@ -33,10 +33,10 @@ from flint import arb
 from certdp.verifier.check_pld import delta_lower, parse_lower_evidence, subsampled_gaussians
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
-from certdp.numerics.decide import decide
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.verifier.decide import decide
+from certdp.verifier.exact import exact
 from certdp.verifier.gauss import delta_mu_ball, delta_mu_start_prec as _delta_mu_start_prec
 
 KINDS = ("not_gdp_except",)

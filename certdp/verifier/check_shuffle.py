@@ -36,9 +36,9 @@ from typing import Any, Mapping
 
 from flint import arb, fmpz_poly
 
-from certdp.errors import InputError
-from certdp.numerics.ball import to_ball, working_precision
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError
+from certdp.verifier.ball import to_ball, working_precision
+from certdp.verifier.exact import exact
 from certdp.verifier.gauss import Phi_ball
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
 

@@ -45,10 +45,10 @@ from typing import Any, Callable, Mapping
 
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import MAX_PRECISION, MIN_PRECISION, MalformedCertificate, _fields, number_string
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound
-from certdp.numerics.decide import decide
-from certdp.numerics.exact import exact, fraction_to_str, printed_interval
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.ball import lower_bound, to_ball, upper_bound
+from certdp.verifier.decide import decide
+from certdp.verifier.exact import exact, fraction_to_str, printed_interval
 from certdp.verifier.gauss import delta_mu_ball
 
 KINDS = ("value",)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from certdp.verifier.schema import MalformedCertificate
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 
 #: Catalog entries the checker refuses in profile-based claims: ``tradeoff`` needs
 #: symbolic solving; ``sgd``/``icea`` only alone in a GDP claim (``naive_ok``) or a

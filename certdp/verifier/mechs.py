@@ -43,10 +43,10 @@ from typing import Any
 
 from flint import arb
 
-from certdp.errors import InputError
-from certdp.expr.spec_grammar import SpecParser
-from certdp.numerics.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError
+from certdp.verifier.spec_grammar import SpecParser
+from certdp.verifier.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound
+from certdp.verifier.exact import exact
 from certdp.verifier.gauss import delta_mu_ball
 
 

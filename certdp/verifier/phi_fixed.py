@@ -28,7 +28,7 @@ from typing import Any
 
 from mpmath import iv, libmp
 
-from certdp.errors import PrecisionError
+from certdp.verifier.errors import PrecisionError
 
 #: Cramér's constant rounded up, and √(2π) rounded down.
 K_CRAMER = Fraction(1086436, 10**6)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 
 FORMAT = "certdp-certificate"
 VERSION = 1

@@ -35,8 +35,8 @@ from flint import arb
 
 from certdp.verifier.mechs import (ApproxDP, ClipReify, Compose, DiscreteLaplace, GaussianDP, Laplace, Mech,
                                       RandomizedResponse, Subsample, UserProfile, _pure_loss)
-from certdp.numerics.ball import to_ball
-from certdp.verifier.gauss import delta_mu_slope_ball
+from certdp.verifier.ball import to_ball
+from certdp.verifier.cells import delta_mu_slope_ball
 
 Slope = Callable[[arb], arb]
 

@@ -42,11 +42,11 @@ from typing import Any, Callable, Mapping
 
 from flint import arb
 
-from certdp.errors import InputError, PrecisionError
-from certdp.numerics.ball import lower_bound, to_ball, upper_bound, working_precision
-from certdp.verifier.gauss import CellBudgetExceeded, prove_on_cells
-from certdp.numerics.decide import decide
-from certdp.numerics.exact import exact
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.ball import lower_bound, to_ball, upper_bound, working_precision
+from certdp.verifier.cells import CellBudgetExceeded, prove_on_cells
+from certdp.verifier.decide import decide
+from certdp.verifier.exact import exact
 from certdp.verifier.facts import assumptions_of
 from certdp.verifier.mechs import GUARANTEE, UPPER, Kind, Mech, NaiveFamily
 from certdp.verifier.schema import MalformedCertificate, _fields, number_string
@@ -205,6 +205,9 @@ def check_switch(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fracti
 class Refined(Mech):
     """The refined profile of an sgd/icea mechanism, with the switch-point bracket of the
     certificate's evidence (proved by :meth:`prove` before any lower bound is used)."""
+
+    #: its (P, P') for the second-order cell test come from :meth:`functions`, not the spec
+    own_functions = True
 
     def __init__(self, naive: NaiveFamily, r0: Fraction, r1: Fraction, tail: Fraction) -> None:
         self.name, self.params = naive.name, {}

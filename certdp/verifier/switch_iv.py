@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from mpmath import iv, libmp
 
-from certdp.numerics import iv as kernel
+from certdp.verifier import iv as kernel
 from certdp.verifier.facts import assumptions_of
 from certdp.verifier.switch import MAX_CELLS, MAX_TAIL, bracket_of, naive_mechanism
 

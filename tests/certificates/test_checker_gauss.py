@@ -1,6 +1,6 @@
-"""The checker's own Gaussian primitives (:mod:`certdp.verifier.gauss`, a copy kept out of
-the search's numerics for the checker's import closure, issue 36) agree with
-:mod:`certdp.numerics` (the same balls) and with mpmath at 60 digits (independent truth)."""
+"""The checker's own Gaussian primitives (:mod:`certdp.verifier.gauss` and
+:mod:`certdp.verifier.cells`) are the ones :mod:`certdp.numerics` uses (one owner, issue 36),
+and they agree with mpmath at 60 digits (independent truth)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from flint import arb
 
 from certdp.numerics import cells, gdp, normal
 from certdp.numerics.ball import dyadic_to_fraction, to_ball, working_precision
-from certdp.verifier import gauss
+from certdp.verifier import cells as vcells, gauss
 
 from refs import mp_digits  # noqa: E402
 
@@ -30,7 +30,7 @@ def test_delta_mu_agrees(mu, eps):
     with working_precision(128):
         a = gauss.delta_mu_ball(to_ball(mu), to_ball(eps))
         b = gdp.delta_mu_ball(to_ball(mu), to_ball(eps))
-        s = gauss.delta_mu_slope_ball(to_ball(mu), to_ball(eps))
+        s = vcells.delta_mu_slope_ball(to_ball(mu), to_ball(eps))
         t = cells.delta_mu_slope_ball(to_ball(mu), to_ball(eps))
     assert a.overlaps(b) and s.overlaps(t)
     m, e = mpmath.mpf(mu.numerator) / mu.denominator, mpmath.mpf(eps.numerator) / eps.denominator
@@ -50,3 +50,11 @@ def test_phi_agrees(x):
         for f, g in ((gauss.Phi_ball, normal.Phi_ball), (gauss.Phi_upper_ball, normal.Phi_upper_ball),
                      (gauss.phi_ball, normal.phi_ball)):
             assert f(xb).overlaps(g(xb)) and abs(f(xb).rad() - g(xb).rad()) <= abs(g(xb).mid()) * arb(2) ** -100
+
+
+def test_one_owner():
+    # numerics re-exports the checker's functions: the same objects, not copies
+    assert gdp.delta_mu_ball is gauss.delta_mu_ball and normal.Phi_ball is gauss.Phi_ball
+    assert normal.mills_ratio_series_ball is gauss.mills_ratio_series_ball
+    assert cells.second_order_holds is vcells.second_order_holds and cells.prove_on_cells is vcells.prove_on_cells
+    assert cells.CellBudgetExceeded is vcells.CellBudgetExceeded

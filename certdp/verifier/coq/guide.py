@@ -16,9 +16,8 @@ from typing import Any, Callable
 
 from flint import arb
 
-from certdp.numerics.ball import to_ball, working_precision
-from certdp.numerics.gdp import delta_mu_ball
-from certdp.numerics.normal import Phi_ball
+from certdp.verifier.ball import to_ball, working_precision
+from certdp.verifier.gauss import Phi_ball, delta_mu_ball
 
 #: Fewest / most bits asked of Interval; beyond the cap the kernel refuses (deep Gaussian tails).
 MIN_BITS, MAX_BITS = 30, 240

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from certdp.errors import BudgetExceeded, InputError, remaining_budget
+from certdp.verifier.errors import BudgetExceeded, InputError, remaining_budget
 from certdp.verifier.coq.terms import Unsupported
 from certdp.verifier.coq.translate import ClaimRefused, Script, translate
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from certdp.errors import InputError
+from certdp.verifier.errors import InputError
 
 #: Largest k of a k-fold pure_dp / randomized_response composition written out as
 #: its binomial sum (one term per i < k/2).

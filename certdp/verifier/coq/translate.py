@@ -120,8 +120,8 @@ class Script:
 
 
 def _num(text: Any, where: str) -> Fraction:
-    from certdp.errors import InputError  # noqa: PLC0415
-    from certdp.numerics.exact import exact  # noqa: PLC0415
+    from certdp.verifier.errors import InputError  # noqa: PLC0415
+    from certdp.verifier.exact import exact  # noqa: PLC0415
     from certdp.verifier.schema import number_string  # noqa: PLC0415
 
     try:
@@ -207,7 +207,7 @@ def _end(s: Script) -> Script:
 
 
 def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
-    from certdp.numerics.exact import printed_interval  # noqa: PLC0415
+    from certdp.verifier.exact import printed_interval  # noqa: PLC0415
     from certdp.verifier.check_value import REFINED, SWITCH, validate  # noqa: PLC0415
 
     claim, qty, at, lo, hi = validate(doc)
