@@ -5,19 +5,19 @@ bounds that provably contain the true value (computed in python-flint ball
 arithmetic).  See the README and ``docs/architecture.md``.
 
 References cited in the docstrings by authors and year (theorem numbers
-follow the versions in the project's ``shared/seeds`` folder, seed 000–004):
+follow the versions of the papers the project was built from):
 
 * Liu et al. 2022 — Y. Liu, K. Sun, B. Jiang, L. Kong, *Identification,
   amplification and measurement: a bridge to Gaussian differential privacy*,
-  NeurIPS 2022 (seed 000; "later version": seed 001).
+  NeurIPS 2022 (and its later version).
 * Zhu, Dong & Wang 2022 — Y. Zhu, J. Dong, Y.-X. Wang, *Optimal accounting of
-  differential privacy via characteristic function*, AISTATS 2022 (seed 002).
+  differential privacy via characteristic function*, AISTATS 2022.
 * Gomez et al. 2025 — J. F. Gomez, B. Kulynych, G. Kaissis, F. P. Calmon,
   J. Hayes, B. Balle, A. Honkela, *Gaussian DP for reporting differential
-  privacy guarantees in machine learning*, 2025 (seed 003).
+  privacy guarantees in machine learning*, 2025.
 * Guingona et al. 2023 — V. Guingona, A. Kolesnikov, J. Nierwinski,
   A. Schweitzer, *Comparing approximate and probabilistic differential
-  privacy parameters*, 2023 (seed 004).
+  privacy parameters*, 2023.
 * Dong, Roth & Su 2022 — *Gaussian differential privacy*, JRSS-B 2022.
 * Balle, Barthe & Gaboardi 2018 — *Privacy amplification by subsampling:
   tight analyses via couplings and divergences*, NeurIPS 2018.

@@ -28,7 +28,7 @@ separate name, as ``subset`` is a separate name for sampling without replacement
   replacement, one record replaced; M stated for replace-one neighbours of the batch.
   Balle, Barthe & Gaboardi 2018 Thm 9: with γ = b/N,
   δ'(log(1 + γ(e^ε − 1))) <= γ δ_M(ε), i.e. δ'(ε') <= γ δ_M(log(1 + (e^{ε'} − 1)/γ)).
-  Zhu, Dong & Wang 2022 (seed 002, the "not-so-clean" dominating pair of subset
+  Zhu, Dong & Wang 2022 (Zhu, Dong & Wang 2022, the "not-so-clean" dominating pair of subset
   sampling under replace-one) build a dominating pair from that profile; certdp's PLD
   engine does the same (the pair of a privacy profile), so compositions are answered,
   as upper bounds: the profile is :attr:`ProfileKind.UPPER` (no lower end).

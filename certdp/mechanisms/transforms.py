@@ -169,7 +169,7 @@ class SubsetSample(Subsample):
     """
 
     name = "subset"
-    description = ("sampling without replacement, batch fraction γ = m/n (seed 002 Thm 11(2)); "
+    description = ("sampling without replacement, batch fraction γ = m/n (Zhu, Dong & Wang 2022 Thm 11(2)); "
                    "the inner mechanism stated for replace-one neighbours: δ'(ε) = γ δ_M(log(1 + (e^ε − 1)/γ))")
     PARAMS = (
         Param("mechanism", "mechanism", "the mechanism run on the batch, stated for replace-one neighbours"),

@@ -9,23 +9,23 @@ once and is looser for a subsampled mechanism: 7.11 against 6.15 for Laplace at
 Mathematics (each step can only increase F_ε(ν) = ∫(1 − e^{ε−y})⁺ dν(y)):
 
 * The base pairs (loss law under P, with the Q-masses):
-  - Laplace (seed 002 Lemma 33), a = Δ/b: P = Lap(0, 1/a), Q = Lap(1, 1/a) in units of
+  - Laplace (Zhu, Dong & Wang 2022 Lemma 33), a = Δ/b: P = Lap(0, 1/a), Q = Lap(1, 1/a) in units of
     the sensitivity; loss +a for x <= 0 (P-mass 1/2, Q-mass e^{−a}/2), −a for x >= 1
     (e^{−a}/2, 1/2) and (1 − 2x)a on (0, 1), so L > w on (0, x_w), x_w =
     clip((1 − w/a)/2, 0, 1): P-mass (1 − e^{−a x_w})/2, Q-mass (e^{(x_w − 1)a} − e^{−a})/2;
-  - randomized_response(p), r = max(p, 1 − p) (seed 002 Lemma 32): atoms ±log(r/(1 − r))
+  - randomized_response(p), r = max(p, 1 − p) (Zhu, Dong & Wang 2022 Lemma 32): atoms ±log(r/(1 − r))
     with P-masses r, 1 − r (Q-masses swapped); one atom at 0 when r = 1/2;
   - discrete_laplace(t, Δ): the Δ + 1 exact atoms of :class:`certdp.verifier.mechs.DiscreteLaplace`;
   - discrete_gaussian(σ, Δ): the atoms |x| <= N of :class:`certdp.verifier.mechs.DiscreteGaussian`,
     the tails' P-mass at +∞ and Q-mass at −∞ (:meth:`_Base.infinite`);
   - pure_dp(ε0) / approx_dp(ε0, δ0): the tight pair of the guarantee, atoms ±ε0 with
     P-masses (1 − δ0)e^{ε0}/(1 + e^{ε0}), (1 − δ0)/(1 + e^{ε0}) and P(L = +∞) = Q(L = −∞) =
-    δ0 (seed 002 Lemma 32; Liu et al. 2022 Thm 3.1; it dominates every mechanism meeting
+    δ0 (Zhu, Dong & Wang 2022 Lemma 32; Liu et al. 2022 Thm 3.1; it dominates every mechanism meeting
     the guarantee, so the claim holds for the guarantee).  Subsampled, +∞ stays +∞ with
     P-mass γδ0 (remove) and the −∞ atom becomes the finite atom log(1 − γ) with (P, Q) =
     ((1 − γ)δ0, δ0); add: the +∞ atom becomes −log(1 − γ) with (δ0, (1 − γ)δ0), the −∞
     atom keeps no P-mass.
-* Poisson subsampling at rate γ < 1 (seed 002 Thm 11(1)): remove — X ~ γP + (1−γ)Q
+* Poisson subsampling at rate γ < 1 (Zhu, Dong & Wang 2022 Thm 11(1)): remove — X ~ γP + (1−γ)Q
   against Q, loss g(L) = log(1 − γ + γe^L); add — X ~ P against (1−γ)P + γQ, loss
   −g(−L).  δ_M(ε) is the larger of the two relations' δ (Zhu, Dong & Wang 2022 Thm 6).
 * One step, connect-the-dots (Doroshenko et al. 2022 Thm 3.4) on the stated grid

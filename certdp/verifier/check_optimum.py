@@ -1,4 +1,4 @@
-"""Value certificates for the two optima of Liu et al. 2022 (seed 000_51e7fe2ae605e010):
+"""Value certificates for the two optima of Liu et al. 2022:
 the switch point of a refined profile (App. B) and the noise refinement of a
 σ-formula (App. C, §5.2).
 

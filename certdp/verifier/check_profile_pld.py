@@ -3,7 +3,7 @@
 evidence ``pld_profile`` of a ``dp`` certificate (answers of the generic PLD
 engine: Laplace, randomized response, pure/approximate DP, subsampled ones, …).
 
-Mathematics (Zhu, Dong & Wang 2022, seed 002 §4.1, Def 7 and Lemma 9: a
+Mathematics (Zhu, Dong & Wang 2022, Zhu, Dong & Wang 2022 §4.1, Def 7 and Lemma 9: a
 symmetric pair built from a privacy profile dominates the mechanism):
 
 * With γ = e^ε, the profile δ(γ) is convex and non-increasing (a hockey-stick

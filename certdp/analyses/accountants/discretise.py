@@ -23,7 +23,7 @@ dominating pair per neighbouring relation (:mod:`certdp.analyses.accountants.los
   F_ε is a lower bound.
 
 Mechanisms known only by an (upper) privacy profile get the symmetric pair of
-:func:`profile_law` (seed 002 §4.1: a pair dominates for every γ >= 0 when
+:func:`profile_law` (Zhu, Dong & Wang 2022 §4.1: a pair dominates for every γ >= 0 when
 H_γ(P‖Q) >= δ_M for γ >= 1 in both orders; the chord construction below gives
 that); they have no lower discretisation.
 """
@@ -381,7 +381,7 @@ def profile_law(mech: object, h: Fraction, tail: float) -> AtomLaw:
     with atoms m_j = e^{ε_j}(S_{j−1} − S_j) at the knots ε_j and the mirrored atoms
     e^{−ε_j}m_j at −ε_j (the symmetry makes (P, Q) and (Q, P) alike, so the pair
     dominates both orders and every γ >= 0), mass 1 − F(1) − 2S_0 at 0 (>= 0 is
-    required: S_0 <= (1 − D_0)/2) and F's last value at ±∞ (seed 002 §4.1, Def 7)."""
+    required: S_0 <= (1 − D_0)/2) and F's last value at ±∞ (Zhu, Dong & Wang 2022 §4.1, Def 7)."""
     vanish = getattr(mech, "vanishes_from", lambda: None)()
     with working_precision(PREC):
         hb = to_ball(h)

@@ -1,7 +1,7 @@
 """Privacy-loss laws of dominating pairs: the input of the certified PLD engine.
 
 A dominating pair (P, Q) for one neighbouring relation (Zhu, Dong & Wang 2022
-Def 7 = seed 002) is described here by the law of its privacy loss
+Def 7 = Zhu, Dong & Wang 2022) is described here by the law of its privacy loss
 L = log(p/q)(X):
 
 * under P, L lives on (−∞, +∞]; ``p_inf`` = P(L = +∞) (outputs Q cannot produce);
@@ -17,14 +17,14 @@ masses of loss intervals for connect-the-dots and for the lower discretisation.
 Laws here:
 
 * :class:`GaussianLaw` — L ~ N(η, 2η) under P, N(−η, 2η) under Q
-  (seed 002 Lemma 34; η = 1/(2σ²) = μ²/2);
-* :class:`LaplaceLaw` — P = Lap(0, λ), Q = Lap(1, λ) (seed 002 Lemma 33): atoms
+  (Zhu, Dong & Wang 2022 Lemma 34; η = 1/(2σ²) = μ²/2);
+* :class:`LaplaceLaw` — P = Lap(0, λ), Q = Lap(1, λ) (Zhu, Dong & Wang 2022 Lemma 33): atoms
   ±a (a = 1/λ) and a continuous part on (−a, a);
 * :class:`AtomLaw` — finitely many atoms (randomized response, pure and
-  approximate DP — seed 002 Lemma 32, Liu et al. 2022 Thm 3.1 — finite pairs, and
+  approximate DP — Zhu, Dong & Wang 2022 Lemma 32, Liu et al. 2022 Thm 3.1 — finite pairs, and
   the pair built from a privacy profile, :func:`profile_law`);
 * :class:`SubsampledLaw` — Poisson subsampling at rate γ of a *symmetric* pair
-  (seed 002 Thm 11(1)): remove ((1−γ)Q + γP, Q) with loss g(L) = log(1 − γ + γe^L),
+  (Zhu, Dong & Wang 2022 Thm 11(1)): remove ((1−γ)Q + γP, Q) with loss g(L) = log(1 − γ + γe^L),
   add (P, (1−γ)P + γQ) with loss −g(−L).
 
 Every law here is for a symmetric base pair ((P, Q) and (Q, P) have the same
@@ -121,7 +121,7 @@ def _gauss_z(tail: float) -> float:
 
 @dataclass(frozen=True)
 class GaussianLaw(LossLaw):
-    """L ~ N(η, 2η) under P and N(−η, 2η) under Q (Gaussian pair, seed 002 Lemma 34)."""
+    """L ~ N(η, 2η) under P and N(−η, 2η) under Q (Gaussian pair, Zhu, Dong & Wang 2022 Lemma 34)."""
 
     eta: Fraction
 
@@ -148,7 +148,7 @@ class GaussianLaw(LossLaw):
 
 @dataclass(frozen=True)
 class LaplaceLaw(LossLaw):
-    """P = Lap(0, λ), Q = Lap(1, λ), a = 1/λ (seed 002 Lemma 33).
+    """P = Lap(0, λ), Q = Lap(1, λ), a = 1/λ (Zhu, Dong & Wang 2022 Lemma 33).
 
     L(x) = (|x − 1| − |x|)/λ: atom +a for x <= 0 (P-mass 1/2, Q-mass e^{−a}/2),
     atom −a for x >= 1 (P-mass e^{−a}/2, Q-mass 1/2), and L = (1 − 2x)/λ on
@@ -213,7 +213,7 @@ class AtomLaw(LossLaw):
 
 
 def rr_law(eps0: Fraction, delta0: Fraction = Fraction(0)) -> AtomLaw:
-    """The tight pair of one (ε0, δ0)-DP guarantee (Liu et al. 2022 Thm 3.1; seed 002 Lemma 32 for
+    """The tight pair of one (ε0, δ0)-DP guarantee (Liu et al. 2022 Thm 3.1; Zhu, Dong & Wang 2022 Lemma 32 for
     δ0 = 0): atoms ±ε0 with P-masses (1−δ0)e^{ε0}/(1+e^{ε0}), (1−δ0)/(1+e^{ε0}),
     P(L = +∞) = Q(L = −∞) = δ0.  ε0 = 0: one atom at 0."""
     e = to_ball(eps0).exp()
@@ -226,7 +226,7 @@ def rr_law(eps0: Fraction, delta0: Fraction = Fraction(0)) -> AtomLaw:
 
 
 def rr_p_law(p: Fraction) -> AtomLaw:
-    """Binary randomized response with truth probability p (seed 002 Lemma 32):
+    """Binary randomized response with truth probability p (Zhu, Dong & Wang 2022 Lemma 32):
     atoms ±log(p/(1−p)) with P-masses p, 1−p (Q-masses swapped)."""
     hi, lo = max(p, 1 - p), min(p, 1 - p)
     if hi == lo:
@@ -258,7 +258,7 @@ def _g_inv(w: arb, gamma: arb) -> arb | None:
 
 @dataclass(frozen=True)
 class SubsampledLaw(LossLaw):
-    """Poisson subsampling at rate γ of a symmetric pair with law ``base`` (seed 002 Thm 11(1)).
+    """Poisson subsampling at rate γ of a symmetric pair with law ``base`` (Zhu, Dong & Wang 2022 Thm 11(1)).
 
     remove: X ~ γP + (1−γ)Q, L' = g(L), g(ℓ) = log(1 − γ + γe^ℓ) (g(−∞) = log(1−γ));
       P'(L' ∈ ·) = γP(L ∈ g⁻¹·) + (1−γ)Q(L ∈ g⁻¹·), Q' = Q∘g⁻¹, P'(+∞) = γP(+∞).

@@ -271,7 +271,7 @@ class ApproxDPPair:
 @dataclass(frozen=True)
 class SubsampledFinitePair:
     """Poisson subsampling at rate γ (0 < γ < 1) of a symmetric finite pair: again a
-    finite pair, one per relation (seed 002 Thm 11(1)): remove ((1−γ)Q + γP, Q),
+    finite pair, one per relation (Zhu, Dong & Wang 2022 Thm 11(1)): remove ((1−γ)Q + γP, Q),
     add (P, (1−γ)P + γQ).  The atoms are those of
     :class:`certdp.analyses.accountants.loss_laws.SubsampledLaw` (one owner of the
     transform); no symbolic φ."""
