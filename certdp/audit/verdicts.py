@@ -314,7 +314,7 @@ def _optimum_certificate(claim: Claim, enc: Enclosure, bracket: Enclosure, tail:
                          assumptions: tuple[str, ...]) -> dict:
     """The ``value`` certificate of a decided switch point or noise refinement: the
     checker re-proves the optimum on cells from the bracket (check_optimum)."""
-    from certdp.certificates.writer import optimum_certificate  # noqa: PLC0415
+    from certdp.certificates.value_writer import optimum_certificate  # noqa: PLC0415
     from certdp.numerics.exact import fraction_to_str  # noqa: PLC0415
 
     common = dict(reported=claim.reported, rounding=claim.rounding, verdict=verdict, assumptions=assumptions)
@@ -329,7 +329,7 @@ def _value_certificate(claim: Claim, enc: Enclosure, verdict: str, assumptions: 
     re-derive it (mu_gdp always; delta/eps for closed-form profiles the checker's
     table accepts, and from PLD evidence at both ends for accountant answers);
     InputError with the reason otherwise."""
-    from certdp.certificates.writer import value_certificate  # noqa: PLC0415
+    from certdp.certificates.value_writer import value_certificate  # noqa: PLC0415
 
     closed = sorted(k for k, v in claim.at.items() if not isinstance(v, Fraction))
     if closed:

@@ -1,5 +1,8 @@
-"""``value`` certificates of ε or δ answered by an accountant (DP-SGD, compositions).
+"""``value`` certificates: of closed-form quantities (:func:`value_certificate`), of a
+switch point or a noise refinement (:func:`optimum_certificate`), and of ε or δ answered by
+an accountant (DP-SGD, compositions; :func:`accountant_value_certificate`).
 
+For an accountant's answer:
 The checker has no closed form for these profiles, so the certificate carries, for
 each end of the claimed enclosure, the PLD evidence of a ``dp`` / ``not_dp``
 certificate (:func:`certdp.verifier.check_value.end_documents`): the upper end is
@@ -17,7 +20,9 @@ from typing import Any
 
 from certdp.errors import InputError
 from certdp.numerics.enclosure import Enclosure, decimal_string
+from certdp.numerics.ball import dyadic_to_fraction
 from certdp.numerics.exact import exact, fraction_to_str, printed_interval
+from certdp.certificates.writer import envelope, refuse_uncheckable
 
 
 def _lower_end(mech: Any, quantity: str, at: dict[str, Fraction], enc: Enclosure, need: Fraction, strict: bool,
@@ -87,3 +92,45 @@ def accountant_value_certificate(mech: Any, quantity: str, at: dict[str, Fractio
         raise InputError(f"the independent checker rejects the value certificate ({result.failed_step}); "
                          "no certificate written")
     return doc
+
+
+def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,
+                      reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
+                      assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Certificate of kind ``value`` (checked by :mod:`certdp.verifier.check_value`):
+    the quantity lies in the enclosure (ends printed outward), and, with
+    ``reported``/``rounding``/``verdict``, the audit verdict against the printed number."""
+    if spec is not None:
+        refuse_uncheckable(spec)
+    claim: dict[str, Any] = {"kind": "value", "quantity": quantity,
+                             "at": {k: fraction_to_str(exact(v, k)) for k, v in at.items()},
+                             "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
+    if verdict is not None:
+        claim.update(reported=reported, rounding=rounding, verdict=verdict)
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    return envelope(claim, spec, {}, precision=128)
+
+
+def optimum_certificate(quantity: str, enclosure: "Enclosure", bracket: "Enclosure", *, spec: str | None = None,
+                        tail: int | None = None, formula: str | None = None, at: dict[str, str] | None = None,
+                        reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
+                        assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``value`` certificate of a switch point (``spec``, ``tail``) or a noise refinement
+    (``formula``, ``at`` as safe closed-form strings): the checker re-proves that every
+    extremiser lies in ``bracket`` (:mod:`certdp.verifier.check_optimum`)."""
+    if spec is not None:
+        refuse_uncheckable(spec, switch=True)
+    claim: dict[str, Any] = {"kind": "value", "quantity": quantity, "at": dict(at or {}),
+                             "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
+    if formula is not None:
+        claim["formula"] = formula
+    if verdict is not None:
+        claim.update(reported=reported, rounding=rounding, verdict=verdict)
+    if assumptions:
+        claim["assumptions"] = list(assumptions)
+    evidence: dict[str, Any] = {"bracket": [fraction_to_str(dyadic_to_fraction(bracket.lo)),
+                                            fraction_to_str(dyadic_to_fraction(bracket.hi))]}
+    if tail is not None:
+        evidence["tail"] = str(tail)
+    return envelope(claim, spec, evidence, precision=128)

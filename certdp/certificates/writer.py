@@ -746,48 +746,6 @@ def not_gdp_except_certificate(mech: Any, mu: object, residual: object = 0, *, h
     raise InputError(f"no witness proved that {spec} is not {number(m)}-GDP except {number(r)}; no certificate written")
 
 
-def value_certificate(quantity: str, spec: str | None, at: dict[str, Any], enclosure: "Enclosure", *,
-                      reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
-                      assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Certificate of kind ``value`` (checked by :mod:`certdp.verifier.check_value`):
-    the quantity lies in the enclosure (ends printed outward), and, with
-    ``reported``/``rounding``/``verdict``, the audit verdict against the printed number."""
-    if spec is not None:
-        refuse_uncheckable(spec)
-    claim: dict[str, Any] = {"kind": "value", "quantity": quantity,
-                             "at": {k: fraction_to_str(exact(v, k)) for k, v in at.items()},
-                             "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
-    if verdict is not None:
-        claim.update(reported=reported, rounding=rounding, verdict=verdict)
-    if assumptions:
-        claim["assumptions"] = list(assumptions)
-    return envelope(claim, spec, {}, precision=128)
-
-
-def optimum_certificate(quantity: str, enclosure: "Enclosure", bracket: "Enclosure", *, spec: str | None = None,
-                        tail: int | None = None, formula: str | None = None, at: dict[str, str] | None = None,
-                        reported: str | None = None, rounding: str | None = None, verdict: str | None = None,
-                        assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``value`` certificate of a switch point (``spec``, ``tail``) or a noise refinement
-    (``formula``, ``at`` as safe closed-form strings): the checker re-proves that every
-    extremiser lies in ``bracket`` (:mod:`certdp.verifier.check_optimum`)."""
-    if spec is not None:
-        refuse_uncheckable(spec, switch=True)
-    claim: dict[str, Any] = {"kind": "value", "quantity": quantity, "at": dict(at or {}),
-                             "lo": enclosure.lo_str(), "hi": enclosure.hi_str()}
-    if formula is not None:
-        claim["formula"] = formula
-    if verdict is not None:
-        claim.update(reported=reported, rounding=rounding, verdict=verdict)
-    if assumptions:
-        claim["assumptions"] = list(assumptions)
-    evidence: dict[str, Any] = {"bracket": [fraction_to_str(dyadic_to_fraction(bracket.lo)),
-                                            fraction_to_str(dyadic_to_fraction(bracket.hi))]}
-    if tail is not None:
-        evidence["tail"] = str(tail)
-    return envelope(claim, spec, evidence, precision=128)
-
-
 def exact_gdp_certificate(spec: str, mu_hi: str, mu_lo: str | None = None,
                           assumptions: tuple[str, ...] = ()) -> dict[str, Any]:
     """Certificate of kind ``gdp_exact`` (checked by :mod:`certdp.verifier.check_exact`);

@@ -16,7 +16,8 @@ from fractions import Fraction
 
 import pytest
 
-from certdp.certificates.writer import dp_certificate, not_gdp_document, value_certificate
+from certdp.certificates.value_writer import value_certificate
+from certdp.certificates.writer import dp_certificate, not_gdp_document
 from certdp.cli import main
 from certdp.errors import InputError
 from certdp.numerics.gdp import delta_mu, mu_from_eps_delta

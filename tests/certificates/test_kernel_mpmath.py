@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from mpmath import iv
 
 from certdp.verifier import check_iv
-from certdp.certificates.writer import dp_certificate, exact_gdp_certificate, not_gdp_document, value_certificate
+from certdp.certificates.value_writer import value_certificate
+from certdp.certificates.writer import dp_certificate, exact_gdp_certificate, not_gdp_document
 from certdp.cli import main
 from certdp.numerics import iv as kernel
 from certdp.numerics.gdp import delta_mu, mu_from_eps_delta
