@@ -249,11 +249,28 @@ def connect_the_dots(pt: list[arb], qt: list[arb], i_lo: int, h: Fraction) -> li
 
 
 def fixed_point_units(m: arb, scale: arb, up: bool) -> int:
-    """A mass ``m`` in units of 1/scale, rounded up (``up``) or down, and at least 0.
-    Rounding down may always drop a mass that is not bounded (0); rounding up raises
-    PrecisionError then (an unbounded mass cannot be bounded from above)."""
+    """A probability mass ``m`` (at most 1) in units of 1/scale, rounded up (``up``) or
+    down, and at least 0.  Rounding down may always drop a mass that is not bounded (0);
+    rounding up raises PrecisionError then (an unbounded mass cannot be bounded from above).
+    A ball reaching beyond 2 (units: 2·scale) bounds no probability: it counts as unbounded
+    (its ends are never converted to integers, which for a ball as wide as 10^60 aborted
+    the process inside FLINT)."""
     x = m * scale
-    v = None if not x.is_finite() else (upper_bound(x).ceil() if up else lower_bound(x).floor()).unique_fmpz()
+    cap = 2 * scale
+    v = None
+    if x.is_finite():
+        if up:
+            u = upper_bound(x)
+            if u <= cap:
+                v = u.ceil().unique_fmpz()
+        else:
+            lo = lower_bound(x)
+            if not lo > 0:
+                return 0
+            if lo <= cap:
+                v = lo.floor().unique_fmpz()
+            else:
+                raise PrecisionError("a probability mass has a lower bound above 2: the loss law is wrong")
     if v is None:
         if up:
             raise PrecisionError("a probability mass could not be bounded at this precision "
