@@ -51,9 +51,10 @@ module objects, and numerics re-exports the checker's Gaussian primitives instea
 copies); what one certificate's check loads became a kind's own modules only (the GDP cell
 argument in check_gdp, the cell tests in verifier.cells, the PLD composition in pld_compose,
 the PLD re-derivations and the switch point loaded by evidence): 54 modules, 10,120 lines
-(the aliases and the splits add modules, not code); without sympy 24 modules, 3,958 lines.
-What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,112–3,149 lines
-(7,208 before for a DP-SGD certificate).
+(the aliases and the splits add modules, not code); without sympy 24 modules, 3,958 lines; with
+fixed_point_units refusing mass balls too wide for a probability (a FLINT abort before) 10,137
+and 3,975.  What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,129–3,166
+lines (7,208 before for a DP-SGD certificate).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 54
-MAX_LINES = 10_130
+MAX_LINES = 10_140
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -99,7 +100,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 3_960
+MAX_SYMPY_FREE_LINES = 3_980
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:
