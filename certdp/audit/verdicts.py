@@ -11,6 +11,7 @@
 * ``prdp``/``not_prdp`` need a finite mechanism table: UNSUPPORTED here.
 * a claim with ``needs`` (a published mechanism certdp cannot name yet, described in
   its ``event``): INCONCLUSIVE, the detail and ``Verdict.needs`` naming the capability.
+* a claim on a shuffled-batches DP-SGD run (``Claim.shuffled``): :mod:`certdp.audit.shuffled`.
 
 CONFIRMED / REFUTED only on certified comparisons; INCONCLUSIVE when the
 enclosure straddles; UNSUPPORTED when no certified analysis applies.
@@ -392,6 +393,10 @@ def _audit_claim(claim: Claim, want_certificate: bool) -> Verdict:
                        f"not auditable yet: needs {claim.needs} (published mechanism: {claim.event['type']})",
                        printed=claim.reported, needs=claim.needs)
     try:
+        if claim.shuffled is not None:  # shuffled batches: no spec, the shuffled bounds decide
+            from certdp.audit.shuffled import audit_shuffled  # noqa: PLC0415
+
+            return audit_shuffled(claim, want_certificate)
         if claim.kind in ("dp", "not_dp"):
             return _dp(claim, want_certificate)
         if claim.kind == "gdp":

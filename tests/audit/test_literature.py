@@ -56,15 +56,21 @@ def test_pending_claims_name_their_capability_and_pair_with_an_auditable_reading
     (needs), and no spec; a '-shuffled' reading has a Poisson twin in the corpus with the
     same published number, so each interpretation of an ambiguous sampling scheme is its own row."""
     pending = [c for c in corpus if c.needs]
-    assert len(pending) >= 5  # the uniform-subsampling claim left this list when subset_replace could name it
+    # the uniform-subsampling claim left this list when subset_replace could name it, and the shuffled
+    # reading with a dividing batch when the audit ran the shuffled lower bound
+    assert len(pending) >= 4
     for c in pending:
         assert c.mechanism is None and c.event.get("type"), c.id
         assert c.needs.strip() and c.note.strip(), c.id
         assert audit_claim(c).verdict == "INCONCLUSIVE"
+    for c in corpus:
         if c.id.endswith("-shuffled"):
             twins = [t for t in corpus if t.mechanism and t.citation["title"] == c.citation["title"]
                      and (t.reported, t.eps, t.delta) == (c.reported, c.eps, c.delta)]
             assert twins, f"{c.id}: no audited Poisson reading of the same published number"
+            assert (c.shuffled is None) == bool(c.needs), c.id  # audited exactly when the batch divides
+    shuffled = [c for c in corpus if c.shuffled is not None]
+    assert shuffled and all(c.shuffled.n % c.shuffled.batch == 0 for c in shuffled)
     needs = {c.needs.split(" (")[0] for c in pending}
     assert any("tree aggregation" in n for n in needs) and any("shuffled" in n for n in needs)
     # sampling without replacement is named now (subset_replace): the uniform-subsampling reading is audited
