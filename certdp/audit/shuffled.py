@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from typing import Callable
 
 from certdp.audit.claims import Claim, ShuffledRun
-from certdp.audit.verdicts import CONFIRMED, INCONCLUSIVE, REFUTED, Verdict
+from certdp.audit.outcome import CONFIRMED, INCONCLUSIVE, REFUTED, Verdict
 from certdp.errors import BudgetExceeded, InputError
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import fraction_to_str, printed_interval
@@ -66,12 +67,14 @@ def _lower_certificate(res, refutes: Fraction, *, on_delta: bool) -> tuple[dict 
     return cert, None
 
 
-def _upper_verdict(claim: Claim, run: ShuffledRun, want_certificate: bool) -> Verdict:
-    """The no-amplification spec's own verdict on the claim's (ε, δ) (confirmation route)."""
-    from certdp.audit.verdicts import _dp  # noqa: PLC0415
+#: The audit's route for a ``dp`` claim on a spec (``certdp.audit.verdicts._dp``), passed in by the caller.
+DpRoute = Callable[[Claim, bool], Verdict]
 
+
+def _upper_verdict(claim: Claim, run: ShuffledRun, want_certificate: bool, dp_route: DpRoute) -> Verdict:
+    """The no-amplification spec's own verdict on the claim's (ε, δ) (confirmation route)."""
     proxy = dataclasses.replace(claim, kind="dp", mechanism=no_amplification_spec(run), shuffled=None)
-    return _dp(proxy, want_certificate)
+    return dp_route(proxy, want_certificate)
 
 
 def shuffled_eps(claim: Claim) -> Enclosure:
@@ -83,14 +86,15 @@ def shuffled_eps(claim: Claim) -> Enclosure:
     return Enclosure.hull(Enclosure.exact(res.lower.eps), res.upper.eps)
 
 
-def audit_shuffled(claim: Claim, want_certificate: bool = False) -> Verdict:
-    """Certified verdict on a claim about a shuffled-batches DP-SGD run."""
+def audit_shuffled(claim: Claim, want_certificate: bool, dp_route: DpRoute) -> Verdict:
+    """Certified verdict on a claim about a shuffled-batches DP-SGD run (``dp_route`` decides the
+    no-amplification spec's ``dp`` claim: the audit's own route, so its certificate is the usual one)."""
     run = claim.shuffled
     assert run is not None
     if claim.kind == "value":
         return _value(claim, run, want_certificate)
     eps_s, delta_s = fraction_to_str(claim.eps), fraction_to_str(claim.delta)
-    up = _upper_verdict(claim, run, want_certificate)  # closed form: cheap, so tried first
+    up = _upper_verdict(claim, run, want_certificate, dp_route)  # closed form: cheap, so tried first
     if up.verdict == CONFIRMED:  # the no-amplification bound already gives the guarantee
         enc = Enclosure(Enclosure.exact(0).lo, up.enclosure.hi)  # lower end not computed: 0
         detail = (f"no amplification: the {_describe(run)} is (√{run.epochs}/σ)-GDP, the guarantee of "
