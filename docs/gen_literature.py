@@ -78,7 +78,11 @@ def audit_rows():
     for c in load_claims(str(CORPUS)):
         v = audit_claim(c, want_certificate=True)
         eps = None
-        if c.kind == "dp" and v.verdict in ("CONFIRMED", "REFUTED"):
+        if c.kind == "dp" and v.verdict in ("CONFIRMED", "REFUTED") and c.shuffled is not None:
+            from certdp.audit.shuffled import shuffled_eps  # noqa: PLC0415
+
+            eps = shuffled_eps(c)  # [certified lower bound, no-amplification upper bound] at the claimed δ
+        elif c.kind == "dp" and v.verdict in ("CONFIRMED", "REFUTED"):
             eps = dispatch.eps_of(parse_spec(c.mechanism), c.delta).enclosure  # certified ε at the claimed δ
         elif c.kind == "value" and c.quantity == "eps":
             eps = v.enclosure
@@ -156,7 +160,7 @@ transcribed precisely from the source in this round (no number is listed here un
 |---|---|---|
 | zCDP budgets of the later 2020 Census releases | US Census Bureau, DHC, Detailed DHC-A/B and S-DHC production code releases (GitHub uscensusbureau) | a stated total ρ with its (ε, δ): those releases give per-query allocations only (the redistricting data's certificates state both and are in the corpus) |
 | DP-FTRL on StackOverflow / EMNIST | Kairouz et al. 2021 (ICML) | the (ε, δ) of each run (the released code prints none); tree aggregation (the `needs` of the Gboard claims above) |
-| further Gboard models | Xu et al. 2023 (ACL industry track), Google Research blog 2024 (ε from 0.994 to 13.69 at δ = 1e-10) | per-model ρ and DP-FTRL parameters |
+| further Gboard models | Xu et al. 2023 (ACL industry track), Google Research blog 2024 (ε from 0.994 to 13.69 at δ = 1e-10) | per-model ρ and DP-FTRL parameters (the three MF-DP-FTRL models whose ρ and ε the google-research/federated README and colab state are in the corpus) |
 | the ε = 2 line of Abadi et al. 2016's code, 'implemented' reading | `abadi2016-code-mnist-lot10-eps2-*` | left out for cost: about 100 s of PLD accounting for that one claim (the 'accounted' reading of the same line is audited) |
 | further DP-SGD papers | Papernot et al. 2021 (AAAI, tempered sigmoids), Yu et al. 2022 (ICLR), Li et al. 2022 (ICLR), Kurakin et al. 2022, Dörmann et al. 2021, Dong, Roth & Su 2022 (JRSS-B) | the noise multipliers (several calibrate σ to a target ε and never print it; Kurakin et al.'s README states only ε ~10 at δ 1e-6, and its accountant's noise multiplier, dp_sigma · √(GPUs · grad_acc_steps), depends on the GPU count and is irrational) |
 """
@@ -207,7 +211,11 @@ def render(rows=None) -> str:
            "REFUTED when the truth is outside the printed digits, in either direction: read the class for "
            "which. The corpus records each step-count or sampling reading of an ambiguous setting as its own "
            "row (suffixes `-floor`/`-ceil`/`-loop`/`-calibrated`/`-executed`; `-shuffled`: the "
-           "shuffled-batch reading of a Poisson-accounted claim, which certdp cannot audit yet, listed under *Not yet auditable*).",
+           "shuffled-batch reading of a Poisson-accounted claim, whose certified truth is the interval from certdp's "
+           "shuffled lower bound (an explicit pair of datasets) to the no-amplification upper bound (√E/σ)-GDP: a "
+           "claimed ε below the lower bound is REFUTED with a `not_dp_shuffled` certificate, one inside the interval "
+           "stays INCONCLUSIVE; a shuffled reading whose batch does not divide the dataset is listed under "
+           "*Not yet auditable*).",
            "",
            "| claim | source | claimed | accountant used | certified | verdict | rel. error | class | certificate |",
            "|---|---|---|---|---|---|---|---|---|"]

@@ -36,6 +36,13 @@ gives no ``mechanism`` but ``event`` (a table: ``type``, a name such as
 are read as exact numbers) and ``needs`` (the missing capability, free text).  Such a
 claim is parsed and kept, and its verdict is INCONCLUSIVE naming what is missing; a
 ``mechanism`` that does not parse still refuses the file.
+
+One event type is audited without a spec: ``type = "dpsgd_shuffled_fixed_batch"`` with
+``noise_multiplier``, ``batch``, ``n`` and ``epochs`` (optional ``steps_per_epoch`` = n / batch,
+``relation``) and no ``needs`` — DP-SGD on shuffled fixed-size batches, parsed into a
+:class:`ShuffledRun` and audited with the certified shuffled lower bound and the
+no-amplification upper bound (:mod:`certdp.audit.shuffled`); kinds ``dp``, ``not_dp`` and
+``value`` of ``eps``.  The batch must divide the dataset (otherwise keep ``needs``).
 Numbers are exact decimal strings (or TOML integers).  A malformed file raises
 :class:`InputError` naming the claim id and the field.
 """
@@ -102,6 +109,54 @@ class Claim:
     event: Mapping[str, Any] = field(default_factory=dict)
     #: the capability certdp lacks to audit this claim (set: the claim has no mechanism and stays INCONCLUSIVE)
     needs: str = ""
+    #: a shuffled-batches DP-SGD run audited without a spec (an ``event`` of type SHUFFLED_EVENT, no ``needs``)
+    shuffled: ShuffledRun | None = None
+
+
+#: The event type audited without a spec: DP-SGD with shuffled fixed-size batches.
+SHUFFLED_EVENT = "dpsgd_shuffled_fixed_batch"
+_SHUFFLED_KEYS = {"type", "noise_multiplier", "batch", "n", "epochs", "steps_per_epoch", "relation"}
+
+
+@dataclass(frozen=True)
+class ShuffledRun:
+    """DP-SGD on shuffled fixed-size batches as published: each of ``epochs`` epochs is one
+    pass over a fresh uniform permutation of ``n`` records cut into n / batch batches."""
+
+    noise: Fraction
+    batch: int
+    n: int
+    epochs: int
+    relation: str = "unstated"
+
+
+def _shuffled_run(event: Mapping[str, Any], cid: str) -> ShuffledRun:
+    """The typed run of a ``dpsgd_shuffled_fixed_batch`` event (InputError naming the field)."""
+    unknown = set(event) - _SHUFFLED_KEYS
+    if unknown:
+        raise InputError(f"claim {cid!r}, field 'event': unknown key(s) {', '.join(sorted(unknown))} for "
+                         f"type {SHUFFLED_EVENT!r} (known: {', '.join(sorted(_SHUFFLED_KEYS - {'type'}))})")
+    for k in ("noise_multiplier", "batch", "n", "epochs"):
+        if not isinstance(event.get(k), Fraction):
+            raise InputError(f"claim {cid!r}, field 'event.{k}': a number is required for type {SHUFFLED_EVENT!r}")
+    noise = event["noise_multiplier"]
+    if noise <= 0:
+        raise InputError(f"claim {cid!r}, field 'event.noise_multiplier': must be > 0")
+    ints = {}
+    for k in ("batch", "n", "epochs"):
+        v = event[k]
+        if v.denominator != 1 or v < 1:
+            raise InputError(f"claim {cid!r}, field 'event.{k}': expected a positive integer, got {v}")
+        ints[k] = int(v)
+    b, n = ints["batch"], ints["n"]
+    if b > n or n % b:
+        raise InputError(f"claim {cid!r}: batch {b} does not divide the dataset size {n}; the shuffled lower "
+                         "bound needs n / batch equal batches, so keep this claim pending with 'needs'")
+    spe = event.get("steps_per_epoch")
+    if spe is not None and spe != n // b:
+        raise InputError(f"claim {cid!r}, field 'event.steps_per_epoch': {spe} is not n / batch = {n // b}")
+    rel = event.get("relation", "unstated")
+    return ShuffledRun(noise, b, n, ints["epochs"], rel if isinstance(rel, str) else str(rel))
 
 
 def _number(value: Any, cid: str, name: str) -> Fraction:
@@ -189,6 +244,14 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
             raise InputError(f"claim {cid!r}: a claim with 'needs' has no 'mechanism' (give the spec and drop 'needs' "
                              "once certdp can audit it)")
     event = _event(table["event"], cid) if "event" in table else {}
+    shuffled = None
+    if event.get("type") == SHUFFLED_EVENT and needs is None:
+        if mech is not None:
+            raise InputError(f"claim {cid!r}: a {SHUFFLED_EVENT!r} event is the mechanism; drop 'mechanism'")
+        if not (kind in ("dp", "not_dp") or (kind == "value" and table.get("quantity") == "eps")):
+            raise InputError(f"claim {cid!r}: a {SHUFFLED_EVENT!r} event is audited for kinds dp, not_dp and "
+                             "value of eps only")
+        shuffled = _shuffled_run(event, cid)
     if mech is not None and not isinstance(mech, str):
         raise InputError(f"claim {cid!r}, field 'mechanism': expected a spec string")
     if mech is not None:
@@ -250,9 +313,9 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
         if q in MECHANISM_FREE:
             if mech is not None:
                 raise InputError(f"claim {cid!r}: quantity {q!r} takes no mechanism")
-        elif mech is None and needs is None:
+        elif mech is None and needs is None and shuffled is None:
             raise InputError(f"claim {cid!r}: field 'mechanism' is required (or 'event' and 'needs')")
-    elif mech is None and needs is None:
+    elif mech is None and needs is None and shuffled is None:
         raise InputError(f"claim {cid!r}: field 'mechanism' is required (or 'event' and 'needs')")
     if "delta" in values and not 0 <= values["delta"] < 1:
         raise InputError(f"claim {cid!r}, field 'delta': must lie in [0, 1)")
@@ -272,7 +335,7 @@ def parse_claim(table: Mapping[str, Any], index: int) -> Claim:
             raise InputError(f"claim {cid!r}, field 'at.delta': must lie in [0, 1)")
     return Claim(id=cid, kind=kind, mechanism=mech, source=table.get("source", ""),
                  note=table.get("note", ""), citation=dict(citation), accountant=table.get("accountant", ""),
-                 event=event, needs=(needs or "").strip(), **values)
+                 event=event, needs=(needs or "").strip(), shuffled=shuffled, **values)
 
 
 def parse_claims(text: str) -> list[Claim]:

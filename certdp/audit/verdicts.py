@@ -11,6 +11,7 @@
 * ``prdp``/``not_prdp`` need a finite mechanism table: UNSUPPORTED here.
 * a claim with ``needs`` (a published mechanism certdp cannot name yet, described in
   its ``event``): INCONCLUSIVE, the detail and ``Verdict.needs`` naming the capability.
+* a claim on a shuffled-batches DP-SGD run (``Claim.shuffled``): :mod:`certdp.audit.shuffled`.
 
 CONFIRMED / REFUTED only on certified comparisons; INCONCLUSIVE when the
 enclosure straddles; UNSUPPORTED when no certified analysis applies.
@@ -28,60 +29,14 @@ and its ``valid_guarantee`` is ``None`` (not established).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from certdp.audit.claims import Claim
+from certdp.audit.outcome import CONFIRMED, INCONCLUSIVE, REFUTED, UNSUPPORTED, Verdict  # noqa: F401  (re-exported)
 from certdp.errors import BudgetExceeded, CertdpError, InputError
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import fraction_to_str, printed_interval, printed_numeral
-
-CONFIRMED, REFUTED, INCONCLUSIVE, UNSUPPORTED = "CONFIRMED", "REFUTED", "INCONCLUSIVE", "UNSUPPORTED"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The audit outcome of one claim."""
-
-    id: str
-    verdict: str
-    enclosure: Enclosure | None
-    valid_guarantee: bool | None
-    detail: str
-    method: str = ""
-    printed: str | None = None
-    certificate: dict | None = None
-    #: unproved hypotheses the verdict rests on
-    assumptions: tuple[str, ...] = ()
-    #: why a decided claim gets no certificate (with ``want_certificate``), else None
-    no_certificate: str | None = None
-    #: what ``enclosure`` encloses: "δ(ε=1)" for a dp claim, "μ" for a gdp claim, the
-    #: quantity of a value claim (:func:`quantity_label`)
-    quantity: str = ""
-    #: the capability certdp lacks for this claim (the claim's ``needs``), else None
-    needs: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.assumptions and self.valid_guarantee is not None:
-            # a guarantee resting on an unproved hypothesis is not established
-            object.__setattr__(self, "valid_guarantee", None)
-        if self.assumptions and "assuming (unproved)" not in self.detail:
-            object.__setattr__(self, "detail", self.detail + "; assuming (unproved): " + "; ".join(self.assumptions))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "verdict": self.verdict,
-            "enclosure": None if self.enclosure is None else self.enclosure.to_json(),
-            "valid_guarantee": self.valid_guarantee,
-            "detail": self.detail,
-            "method": self.method,
-            "assumptions": list(self.assumptions),
-            "quantity": self.quantity,
-            **({} if self.no_certificate is None else {"no_certificate": self.no_certificate}),
-            **({} if self.needs is None else {"needs": self.needs}),
-        }
 
 
 def _hi_le(enc: Enclosure, bound: Fraction) -> bool:
@@ -392,6 +347,10 @@ def _audit_claim(claim: Claim, want_certificate: bool) -> Verdict:
                        f"not auditable yet: needs {claim.needs} (published mechanism: {claim.event['type']})",
                        printed=claim.reported, needs=claim.needs)
     try:
+        if claim.shuffled is not None:  # shuffled batches: no spec, the shuffled bounds decide
+            from certdp.audit.shuffled import audit_shuffled  # noqa: PLC0415
+
+            return audit_shuffled(claim, want_certificate, dp_route=_dp)
         if claim.kind in ("dp", "not_dp"):
             return _dp(claim, want_certificate)
         if claim.kind == "gdp":
