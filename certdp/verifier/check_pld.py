@@ -304,7 +304,10 @@ def compose(step: tuple[int, list[int], int], count: int, bits: int, tau: int,
     """count-fold self-composition by left-to-right square and multiply (square for
     each binary digit of ``count`` after the first, compose with ``step`` where it is 1);
     rounded up, or with ``up=False`` down (:func:`_compose_lower`)."""
-    one = result = _Packed.of(step, bits)
+    one = _Packed.of(step, bits)
+    if count > 1:  # the one-step measure truncated at τ like every product (as the answer does)
+        one = one._truncate(tau, up)
+    result = one
     digits = bin(count)[3:]
     for done, d in enumerate(digits):
         check_budget("re-composing the PLD", done, len(digits))
