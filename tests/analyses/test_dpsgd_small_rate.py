@@ -3,6 +3,7 @@ q·√(e^{1/σ²} − 1), so the default two-sided answer meets the DP-SGD width
 (<= 1 % of ε) without options (issue 16).  At the old fixed grid 1/1024 the cell
 σ = 9.4, q = 0.001 had no lower end at all ([0, 0.0045] at T = 100)."""
 
+import math
 from fractions import Fraction
 
 import mpmath as mp
@@ -22,12 +23,17 @@ def _clt_eps(sigma: str, q: str, steps: int, delta: str) -> mp.mpf:
         return mp.findroot(d, (mu / 10, 20 * mu), solver="bisect")
 
 
-@pytest.mark.parametrize("sigma, q, grid", [("9.4", "0.001", Fraction(1, 65536)),
-                                            ("2", "0.001", Fraction(1, 8192)),
+@pytest.mark.parametrize("sigma, q, grid", [("9.4", "0.001", Fraction(3, 131072)),
+                                            ("2", "0.001", Fraction(15, 131072)),
                                             ("1.1", "0.01", DEFAULT_H)])
 def test_grid_follows_the_loss_spread(sigma, q, grid):
+    # the largest 4-bit-mantissa step at most 0.22 spread (pld.SPREAD_STEP), spread =
+    # q·√(e^{1/σ²} − 1); the default step where that is coarser
     acc = PLDAccountant().compose(SubsampledGaussian(Fraction(sigma), Fraction(q)), 100)
     assert acc.h == grid
+    spread = float(q) * math.sqrt(math.expm1(1 / float(sigma) ** 2))
+    if grid != DEFAULT_H:
+        assert 0.19 < float(grid) / spread <= 0.22
 
 
 def test_small_rate_cell_meets_the_default_width_and_the_clt():

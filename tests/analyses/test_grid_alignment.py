@@ -89,3 +89,31 @@ def test_aligned_is_a_guide_that_never_raises(sigma, q, T):
     fine, coarse = Fraction(1, 64), Fraction(1, 16)
     got = _aligned(fine, coarse, Fraction(sigma), Fraction(q), T, 1e-3)
     assert fine <= got < coarse
+
+
+def _enc(lo: str, hi: str):
+    from certdp.numerics.enclosure import Enclosure  # noqa: PLC0415
+
+    return Enclosure.hull(Enclosure.exact(Fraction(lo)), Enclosure.exact(Fraction(hi)))
+
+
+def test_refinement_past_a_misaligned_bottom_takes_the_coarsest_aligned_step():
+    # σ 0.5, q 1e-4, T 10⁴: on 5/32768 the answer was [0.8116, 1.176] (target 0.0117), a
+    # width the misalignment of log(1 − q) ≈ −1e-4 explains; the halvings' 5/262144 gave a
+    # width of 4e-6 in 10.8 s, 3/32768 (D 7.8e-10, the first 4-bit step below 1e-4 whose
+    # D is tiny; 13/131072 has D 4e-8) gives [1.17522, 1.17529]
+    from certdp.analyses.accountants.dpsgd import _past_misalignment  # noqa: PLC0415
+
+    s, q = Fraction(1, 2), Fraction(1, 10**4)
+    got = _past_misalignment(Fraction(5, 262144), Fraction(5, 32768), _enc("0.8116", "1.176"), s, q, 10**4, 0.0117)
+    assert got == Fraction(3, 32768)
+
+
+def test_refinement_keeps_the_halving_where_the_width_is_not_misalignment():
+    # σ 20, q 1e-4, T 100 on 9/8388608: D there is tiny, the width (1.3 % of ε) is the h² error
+    from certdp.analyses.accountants.dpsgd import _past_misalignment  # noqa: PLC0415
+
+    fine = Fraction(9, 16777216)
+    got = _past_misalignment(fine, Fraction(9, 8388608), _enc("0.00002463", "0.00002497"), Fraction(20), Fraction(1, 10**4),
+                             100, 2.47e-7)
+    assert got == fine

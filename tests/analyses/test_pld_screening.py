@@ -71,8 +71,9 @@ def test_second_lower_pld_only_at_a_tie():
 
 def test_small_rate_answer_builds_one_lower_pld():
     """σ 9.4, q 0.001, T 10⁴: remove's and add's upper ends are 0.029354 and 0.029259
-    and remove's lower end 0.02927: the add lower PLD cannot help and is not built."""
-    acc = PLDAccountant().compose(SubsampledGaussian(Fraction(94, 10), Fraction(1, 1000)), 10**4)
+    and remove's lower end 0.02927 on the grid 1/65536 (the automatic grid until
+    2026-11-27; now 3/131072, coarser): the add lower PLD cannot help and is not built."""
+    acc = PLDAccountant(h=Fraction(1, 65536)).compose(SubsampledGaussian(Fraction(94, 10), Fraction(1, 1000)), 10**4)
     e = acc.epsilon(Fraction(1, 10**5))
     assert set(acc._compute()["lower"]) == {"remove"}
     assert Fraction(2926, 10**5) < e.lo_exact < e.hi_exact < Fraction(2937, 10**5)

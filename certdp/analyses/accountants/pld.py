@@ -161,13 +161,18 @@ AUTO_GRID_POINTS = 2**16
 #: had lost up to h per step); at 128 compose(laplace(scale=5), k=1000) is 0.0056 wide
 #: (default target 0.04) in half the time, and the narrowing loop refines where needed.
 MIN_LAW_POINTS = 128
-#: ... and puts at least this many grid steps in the spread (standard deviation) of a
+#: ... and a grid step of at most SPREAD_STEP times the spread (standard deviation) of a
 #: subsampled Gaussian's one-step loss, down to DEFAULT_H / 2**MAX_SPREAD_HALVINGS.  A
 #: small rate q concentrates the loss within ~q·√(e^{1/σ²} − 1) of 0, and the relative
-#: width of the two-sided ε is about a function of h / spread (DP-SGD bench, T = 100 and
-#: 10⁴: 0.3–0.7 % at h/spread = 0.14–0.23, 2–5 % at 0.43–0.57): a grid step fixed at
-#: DEFAULT_H left σ = 9.4, q = 0.001 with no lower end at all.
-SPREAD_POINTS = 4
+#: width of the two-sided ε is about a function of h / spread: 13.9·(h/spread)² % at δ
+#: 1e-5 (measured 2026-11-27 at σ 9.4, q 0.001, T 10⁴; σ 2, q 1e-4, T 10⁴; σ 1.1, q 1e-4,
+#: T 100: 0.25–0.28 % at h/spread 0.14, 0.44 % at 0.18, 0.64 % at 0.21, 1.13–1.21 % at
+#: 0.29).  The step is the largest 4-bit-mantissa step (:func:`grid_at_most`) at most
+#: 0.22·spread, so h/spread lies in (0.19, 0.22] and the width in about 0.5–0.7 %: below
+#: the 1 % default target with a margin, on a grid up to 1.75x coarser than the
+#: power-of-2 steps at most spread/4 taken before (h/spread anywhere in (0.125, 0.25]).
+#: A grid step fixed at DEFAULT_H left σ = 9.4, q = 0.001 with no lower end at all.
+SPREAD_STEP = 0.22
 MAX_SPREAD_HALVINGS = 10
 
 
@@ -187,6 +192,16 @@ def _gaussian_spread_f(sg: "SubsampledGaussian", z: float) -> tuple[float, float
         lr = pair.loss_range_f()
         span = max(span, min(b, lr[1]) - max(a, lr[0]))
     return spread, span
+
+
+def grid_at_most(x: float) -> Fraction:
+    """The largest grid step m·2^e (8 <= m <= 15) at most the float x > 0: a 4-bit
+    mantissa keeps i·h exact in floats (the one-step construction's grid losses,
+    :func:`certdp.analyses.accountants.mixture_vec._grid_losses`), and neighbouring
+    steps differ by at most 12.5 %, so a width request is met without the 4x cost of a
+    whole halving.  A guide: any grid step is sound."""
+    m, e = math.frexp(x)  # x = m·2^e, 1/2 <= m < 1
+    return Fraction(math.floor(m * 16)) * Fraction(2) ** (e - 4)
 
 
 class _Relations(dict):
@@ -232,6 +247,8 @@ class PLDAccountant(Accountant):
         self._shared: dict = {}  # item index → upper one-step PLDs of both relations
         self._step_cache: dict = {}  # (relation, kind) → the items' one-step PLDs
         self._by_tau: dict = {}  # τ → this composition truncated at τ (:meth:`_with_tau`)
+        self._h: Fraction | None = None  # :attr:`h`, once computed
+        self._z_f: float | None = None  # :meth:`_z`, once computed
 
     def compose(self, mechanism: object, count: int = 1) -> "PLDAccountant":
         count = check_count(count)
@@ -275,6 +292,12 @@ class PLDAccountant(Accountant):
 
     @property
     def h(self) -> Fraction:
+        """The loss grid step (:meth:`_auto_h`; computed once: an accountant's items are fixed)."""
+        if self._h is None:
+            self._h = self._auto_h()
+        return self._h
+
+    def _auto_h(self) -> Fraction:
         """The loss grid step: as given; else, when every source is a lattice law
         (all losses in h0·Z, e.g. pure DP with rational ε0) the common lattice
         step, so the discretisation is exact; else :data:`DEFAULT_H` widened by
@@ -315,15 +338,20 @@ class PLDAccountant(Accountant):
                 step = anchor / max(1, math.ceil(anchor / cap))
                 if span / step <= AUTO_GRID_POINTS:
                     return step
-        # a subsampled Gaussian with a narrow loss spread (small rate) gets
-        # SPREAD_POINTS grid steps in it
+        # a subsampled Gaussian with a narrow loss spread (small rate) gets a step of
+        # at most SPREAD_STEP·spread (no finer than DEFAULT_H / 2**MAX_SPREAD_HALVINGS,
+        # nor than one step's loss range in AUTO_GRID_POINTS points)
         for m, _ in self.items:
             if isinstance(m, SubsampledGaussian) and m.rate < 1:
                 spread, span_m = _gaussian_spread_f(m, z)
                 span_all = max([span_m] + [float(_source_range(o, z, tail)) for o in laws])
-                while (target > spread / SPREAD_POINTS and target > DEFAULT_H / 2**MAX_SPREAD_HALVINGS
-                       and span_all / float(target / 2) <= AUTO_GRID_POINTS):
-                    target /= 2
+                if not spread * SPREAD_STEP < float(target):
+                    continue
+                floor = max(float(DEFAULT_H) / 2**MAX_SPREAD_HALVINGS, span_all / AUTO_GRID_POINTS)
+                want = grid_at_most(spread * SPREAD_STEP)
+                if float(want) < floor:
+                    want = grid_at_most(floor * 1.125)  # >= floor: a 4-bit step is > 8/9 of its argument
+                target = min(target, want)
         if target < DEFAULT_H:
             return target
         ratio = span / (AUTO_GRID_POINTS * DEFAULT_H)
@@ -362,11 +390,13 @@ class PLDAccountant(Accountant):
     def _z(self) -> float:
         """Range of the one-step grid in standard deviations: beyond it the
         Gaussian mass is < τ/1000 (it is still accounted for, not dropped)."""
-        tau = max(float(self.tau), 1e-300)
-        z = 1.0
-        while math.erfc(z / math.sqrt(2)) / 2 > tau * 1e-3:
-            z += 0.25
-        return z
+        if self._z_f is None:
+            tau = max(float(self.tau), 1e-300)
+            z = 1.0
+            while math.erfc(z / math.sqrt(2)) / 2 > tau * 1e-3:
+                z += 0.25
+            self._z_f = z
+        return self._z_f
 
     def _coarsen(self) -> float:
         """θ of the one-step cells (:func:`_coarse_indices`): a cell may span several
