@@ -7,7 +7,8 @@ Certificates: the claims and CLI commands of ``tests/certificates/test_checker_n
 (unless ``--no-seeds``) every certificate of ``certdp audit --builtin seeds --certificates DIR``.
 
 Timing: ``time.process_time`` (CPU seconds), one warm-up check per kernel and
-certificate first (imports, Φ tables), then REPEAT rounds, flint and mpmath interleaved,
+certificate first (imports), then every timed check starts from cleared caches
+(the checkers' module-level caches of PLDs and Φ tables); REPEAT rounds, flint and mpmath interleaved,
 the minimum of each.  Prints a Markdown table (one row per certificate, sorted by ratio)
 and the worst ratio; a certificate the two kernels disagree on is listed as DISAGREE.
 
@@ -68,7 +69,23 @@ def describe(path: pathlib.Path) -> str:
     return f"{kind} / {','.join(sorted(ev)) or '-'}"
 
 
+def clear_caches() -> None:
+    """Forget what an earlier check left behind (the flint kernel caches composed PLDs per
+    grid, the mpmath kernel its Φ tables per precision): every timed check starts cold."""
+    import functools  # noqa: PLC0415
+
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("certdp.verifier") or mod is None:
+            continue
+        for attr, v in vars(mod).items():
+            if isinstance(v, functools._lru_cache_wrapper):
+                v.cache_clear()
+            elif isinstance(v, dict) and attr.startswith("_") and attr.upper() == attr and attr != "__ALL__":
+                v.clear()
+
+
 def cpu(f) -> tuple[float, object]:
+    clear_caches()
     t = time.process_time()
     out = f()
     return time.process_time() - t, out

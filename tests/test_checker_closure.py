@@ -43,6 +43,10 @@ about 2,600 lines with the enclosures and Φ it uses) is the largest part. With 
 not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) merged
 beside it: see the caps below. With check_pld's packed composition and shared per-end Φ
 balls (issue 37 item 5: the same integers, 1.3–1.8× faster re-derivations) about 60 lines more.
+The mpmath kernel's own closed forms and slopes (verifier.mechs_iv, so that catalog
+certificates under ``--kernel mpmath`` load no sympy either): 47 -> 48 modules, 10,078 ->
+10,415 lines (+1 module, +337 lines, all of it mpmath-kernel code loaded in functions;
+the sympy-free closure is unchanged at 28 modules, 5,429 lines).
 """
 
 from __future__ import annotations
@@ -56,8 +60,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 47
-MAX_LINES = 10_080
+MAX_MODULES = 48
+MAX_LINES = 10_420
 
 
 def _module_level_imports(mod: str) -> set[str]:

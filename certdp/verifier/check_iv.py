@@ -42,9 +42,6 @@ from certdp.verifier.check_exact import check as check_gdp_exact
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 from certdp.errors import InputError, PrecisionError
-from certdp.expr.derivative import derivative
-from certdp.expr.ivbackend import compile_iv
-from certdp.expr.symbols import EPS
 from certdp.numerics import iv as kernel
 from certdp.numerics.exact import exact
 
@@ -75,6 +72,17 @@ def _decide(test: Callable[[], bool | None], prec: int, what: str) -> bool:
 
 
 def _profile(mech: Any) -> Callable[[Fraction], Any]:
+    """ε ↦ δ_mech(ε) in intervals: the closed forms of :mod:`certdp.verifier.mechs_iv` (no
+    sympy); only ``profile("...")`` expressions go through the expression evaluator."""
+    from certdp.verifier import mechs_iv  # noqa: PLC0415
+
+    try:
+        return mechs_iv.profile(mech)
+    except mechs_iv.NoClosedForm:
+        pass
+    from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415  (sympy: user expressions only)
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
+
     try:
         f = compile_iv(mech.profile(), (EPS,))
     except InputError as err:
@@ -107,28 +115,18 @@ def _gt(x: Any, y: Any) -> bool | None:
     return None if out is None else not out
 
 
-_TABLES: dict[int, Any] = {}
+def _dmu_iv(m: Any, x: Any) -> Any:
+    """δ_μ over intervals, Φ from the fixed-point table (:func:`certdp.verifier.mechs_iv.delta_mu`)."""
+    from certdp.verifier.mechs_iv import delta_mu  # noqa: PLC0415
+
+    return delta_mu(m, x)
 
 
 def _dmu(mu: Fraction, e: Fraction) -> Any:
-    """δ_μ(ε) at the current precision: Φ from the fixed-point Taylor table
-    (:mod:`certdp.verifier.phi_fixed`, absolute accuracy 2^-(prec+32)) when that leaves
-    the result relatively tight, else the rigorous erfc (far tails, tiny δ_μ)."""
-    from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair  # noqa: PLC0415
+    """δ_μ(ε) at the current precision (:func:`certdp.verifier.mechs_iv.delta_mu`)."""
+    from certdp.verifier.mechs_iv import delta_mu  # noqa: PLC0415
 
-    m, x = kernel.point(mu), kernel.point(e)
-    p = iv.prec + 32
-    table = _TABLES.get(p)
-    if table is None:
-        table = _TABLES[p] = PhiTable(p)
-    try:
-        a = -x / m + m / 2
-        v = to_iv(table.phi_cdf(to_pair(a, p)), p) - iv.exp(x) * to_iv(table.phi_cdf(to_pair(a - m, p)), p)
-        if v.a > 0 and (v.b - v.a) <= v.a * iv.mpf(2) ** (-(iv.prec - 8)):
-            return v
-    except PrecisionError:
-        pass
-    return kernel.delta_mu(m, x)
+    return delta_mu(kernel.point(mu), kernel.point(e))
 
 
 def check(doc: Any) -> tuple[bool, str | None]:
@@ -274,7 +272,19 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 
 def _second_order_functions(mech: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
-    """(P, P') of the profile expression under the iv backend, or None."""
+    """(P, P') on intervals: the table's closed forms and slopes (:mod:`certdp.verifier.mechs_iv`),
+    else (``profile("...")``) the expression and its sympy derivative under the iv backend; or None."""
+    from certdp.verifier import mechs_iv  # noqa: PLC0415
+
+    fns = mechs_iv.functions(mech)
+    if fns is not None:
+        return fns
+    if mechs_iv.covered(mech):
+        return None  # a closed form without a slope here: no second-order test
+    from certdp.expr.derivative import derivative  # noqa: PLC0415  (sympy: user expressions only)
+    from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
+
     try:
         p = mech.profile()
         d = derivative(p)
@@ -290,7 +300,7 @@ def _second_order(P: Callable[[Any], Any], dP: Callable[[Any], Any], mu: Fractio
     f = δ_μ − P, f(a) >= 0 and f(a) + min(0, inf f'([a, b]))·(b − a) >= 0, with
     f' = δ_μ' − P', δ_μ'(ε) = −e^ε Φ(−ε/μ − μ/2).  Sound for a non-increasing P."""
     m, ia = kernel.point(mu), kernel.point(a)
-    f_a = kernel.delta_mu(m, ia) - P(ia)
+    f_a = _dmu_iv(m, ia) - P(ia)
     if not f_a.a >= 0:
         return False
     cell = kernel.hull(ia, kernel.point(b))
@@ -324,9 +334,9 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         def d() -> Any:
             return kernel.point(at["delta"])
 
-        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e()), d()), prec,
+        ok = (lo <= 0 or _decide(lambda: _le(_dmu_iv(kernel.point(lo), e()), d()), prec,
                                  "delta_lo <= delta")) \
-            and _decide(lambda: _le(d(), kernel.delta_mu(kernel.point(hi), e())), prec, "delta <= delta_hi")
+            and _decide(lambda: _le(d(), _dmu_iv(kernel.point(hi), e())), prec, "delta <= delta_hi")
     elif doc["evidence"]:  # an accountant's answer: each end as the dp / not_dp certificate it amounts to
         from certdp.verifier.check_value import check_ends  # noqa: PLC0415
 
@@ -390,7 +400,7 @@ def _not_gdp_except(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         try:
             if "bound" in ev:
                 qb = kernel.point(q)
-                low = iv.exp(count * iv.log(qb)) * kernel.delta_mu(iv.sqrt(count) / kernel.point(s),
+                low = iv.exp(count * iv.log(qb)) * _dmu_iv(iv.sqrt(count) / kernel.point(s),
                                                                      kernel.point(e) - count * iv.log(qb))
                 low = low.a
             else:
