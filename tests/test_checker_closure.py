@@ -46,7 +46,8 @@ balls (issue 37 item 5: the same integers, 1.3–1.8× faster re-derivations) ab
 The mpmath kernel's own closed forms and slopes (verifier.mechs_iv, so that catalog
 certificates under ``--kernel mpmath`` load no sympy either): 47 -> 48 modules, 10,078 ->
 10,415 lines (+1 module, +337 lines, all of it mpmath-kernel code loaded in functions;
-the sympy-free closure is unchanged at 28 modules, 5,429 lines).
+the sympy-free closure is unchanged at 28 modules, 5,429 lines); with Φ by its series in
+fixed point for those closed forms (verifier.phi_series) 49 modules, 10,516 lines (+1, +101).
 """
 
 from __future__ import annotations
@@ -60,8 +61,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 48
-MAX_LINES = 10_420
+MAX_MODULES = 49
+MAX_LINES = 10_520
 
 
 def _module_level_imports(mod: str) -> set[str]:

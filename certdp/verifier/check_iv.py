@@ -304,7 +304,9 @@ def _second_order(P: Callable[[Any], Any], dP: Callable[[Any], Any], mu: Fractio
     if not f_a.a >= 0:
         return False
     cell = kernel.hull(ia, kernel.point(b))
-    D = -(iv.exp(cell) * kernel.ncdf(-cell / m - m / 2)) - dP(cell)
+    from certdp.verifier.phi_series import ncdf  # noqa: PLC0415
+
+    D = -(iv.exp(cell) * ncdf(-cell / m - m / 2)) - dP(cell)
     lo, hi = D._mpi_
     if lo in (libmp.fninf, libmp.fnan) or hi in (libmp.finf, libmp.fnan):
         return False

@@ -5,9 +5,9 @@ their slopes (:mod:`certdp.verifier.slopes`) a second time, in mpmath interval a
 The formulas and their sources are those of :mod:`certdp.verifier.mechs`:
 
 * laplace: (1 − e^{(ε − Δ/b)/2})⁺; gaussian / gaussian_dp / Gaussian compositions: δ_μ
-  (Dong, Roth & Su 2022 Cor 2.13), Φ from the fixed-point table of
-  :mod:`certdp.verifier.phi_fixed` (the rigorous erfc of :mod:`certdp.numerics.iv` where
-  the table leaves δ_μ wide);
+  (Dong, Roth & Su 2022 Cor 2.13), Φ from the fixed-point series of
+  :mod:`certdp.verifier.phi_series` (the rigorous erfc of :mod:`certdp.numerics.iv` where
+  it leaves δ_μ wide);
 * randomized_response: (q − (1 − q)e^ε)⁺; pure_dp / approx_dp: δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)⁺/(1 + e^{ε₀});
 * discrete_laplace: Σ over atoms of loss ℓ > ε of (p − q e^ε)⁺ (Canonne, Kamath & Steinke 2020);
 * subsample(M, γ): γ δ_M(log(1 + (e^ε − 1)/γ)) (Balle, Barthe & Gaboardi 2018);
@@ -32,7 +32,6 @@ from typing import Any, Callable
 
 from mpmath import iv
 
-from certdp.errors import PrecisionError
 from certdp.numerics import iv as kernel
 from certdp.verifier.mechs import (ApproxDP, ClipReify, Compose, DiscreteLaplace, GaussianDP, Laplace, Mech,
                                       RandomizedResponse, Subsample, _pure_loss)
@@ -60,27 +59,25 @@ def _nonneg(x: Any) -> Any:
     return iv.mpf([max(x.a, 0), max(x.b, 0)])
 
 
-_TABLES: dict[int, Any] = {}
-
-
 def delta_mu(m: Any, x: Any) -> Any:
-    """δ_μ(ε) for intervals μ > 0, ε >= 0 at the current precision: Φ from the fixed-point
-    Taylor table (absolute accuracy 2^-(prec+32)) when that leaves the result relatively
-    tight, else the rigorous erfc (far tails, tiny δ_μ)."""
-    from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair  # noqa: PLC0415
+    """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) for intervals μ > 0, ε >= 0 at the current
+    precision, Φ from the fixed-point series of :mod:`certdp.verifier.phi_series`: absolute
+    accuracy 2^−(prec+32), raised by the bits δ_μ is below 1 while the result is relatively
+    wide (the cancellation) until more bits no longer narrow it (then the arguments' width
+    at this precision dominates, and the decision loop raises the precision)."""
+    from certdp.verifier.phi_series import ncdf  # noqa: PLC0415
 
-    p = iv.prec + 32
-    table = _TABLES.get(p)
-    if table is None:
-        table = _TABLES[p] = PhiTable(p)
-    try:
-        a = -x / m + m / 2
-        v = to_iv(table.phi_cdf(to_pair(a, p)), p) - iv.exp(x) * to_iv(table.phi_cdf(to_pair(a - m, p)), p)
-        if v.a > 0 and (v.b - v.a) <= v.a * iv.mpf(2) ** (-(iv.prec - 8)):
-            return v
-    except PrecisionError:
-        pass
-    return kernel.delta_mu(m, x)
+    a = -x / m + m / 2
+    p, width = iv.prec + 32, None
+    for _ in range(3):
+        v = ncdf(a, p) - iv.exp(x) * ncdf(a - m, p)
+        w = v.b - v.a
+        if (v.a > 0 and w <= v.a * iv.mpf(2) ** (-(iv.prec - 8))) or (width is not None and 2 * w > width):
+            return v  # tight, or as tight as the arguments' own width allows at this precision
+        if v.b <= 0:
+            break
+        width, p = w, p + 32 + max(0, int(-iv.log(v.b, 2).b))
+    return v
 
 
 def _lap_tail(c: Fraction, x: Any, xq: Fraction | None) -> Any:
@@ -199,7 +196,9 @@ def _before(kink: Any, s: Any, cell: Any) -> Any:
 
 def _gauss_slope(m: Any, cell: Any) -> Any:
     """δ_μ'(ε) = −e^ε Φ(−ε/μ − μ/2)."""
-    return -(iv.exp(cell) * kernel.ncdf(-cell / m - m / 2))
+    from certdp.verifier.phi_series import ncdf  # noqa: PLC0415
+
+    return -(iv.exp(cell) * ncdf(-cell / m - m / 2))
 
 
 def _coefficient(mech: Mech, cell: Any) -> Any | None:

@@ -1,0 +1,100 @@
+"""Φ at a few points for the mpmath kernel (``certdp verify --kernel mpmath``): the
+everywhere-convergent series in fixed-point interval arithmetic on Python integers,
+cheaper than an interval continued fraction (hundreds of ``iv`` operations) or the
+Taylor table of :mod:`certdp.verifier.phi_fixed` (whose base points cost more to build
+than a closed-form certificate needs).
+
+* Φ(x) = 1/2 + φ(x) S(x), S(s) = Σ_{n>=0} s^{2n+1}/(1·3···(2n+1)) (Marsaglia 2004, "Evaluating
+  the normal distribution", eq. 2; term_{n+1} = term_n s²/(2n+3)), S odd, so
+  Φ(−s) = 1/2 − φ(s) S(s).
+* For s >= 0 every term is positive; once s²/(2N+5) <= 1/2 the terms after term_N fall at
+  least geometrically with ratio 1/2, so the remainder is at most 2·term_{N+1}.
+* The terms reach about e^{s²/2}; they are summed with Q = p + ⌈s²·log2(e)/2⌉ + 16 bits
+  after the point, so φ(s)·(error of S) <= 2^−p.  Products and quotients are rounded
+  outward (floor / ceil), φ(s) = e^{−s²/2}/√(2π) by mpmath's interval exp at Q bits.
+
+Nothing here uses python-flint.  Arguments beyond |x| > S_MAX go to the rigorous erfc of
+:mod:`certdp.numerics.iv`, whose continued fraction converges fast there.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mpmath import iv, libmp
+
+from certdp.numerics import iv as kernel
+
+#: Largest |x| summed by the series (beyond it the continued fraction is quick).
+S_MAX = 12
+
+
+def _square(man: int, exp: int) -> float:
+    """s² as a float, s = man·2^exp (for the stopping rule and the guard bits: the rule keeps
+    a margin of 1 against its rounding)."""
+    k = max(man.bit_length() - 60, 0)
+    if man.bit_length() + exp > 8:
+        return math.inf
+    return math.ldexp(float(man >> k), exp + k) ** 2
+
+
+def _series(man: int, exp: int, q: int) -> tuple[int, int]:
+    """[lo, hi]·2^−q ∋ S(s) for s = man·2^exp >= 0."""
+    m2, e2 = man * man, 2 * exp  # s² = m2·2^e2
+    sh = q + exp
+    t_lo = t_hi = (man << sh) if sh >= 0 else None
+    if t_lo is None:
+        t_lo, t_hi = man >> -sh, -((-man) >> -sh)
+    s_lo, s_hi = t_lo, t_hi
+    s2 = _square(man, exp)
+    n = 0
+    while True:
+        d = 2 * n + 3
+        if e2 >= 0:
+            t_lo, t_hi = (t_lo * m2 << e2) // d, -((-(t_hi * m2 << e2)) // d)
+        else:
+            t_lo = ((t_lo * m2) >> -e2) // d
+            t_hi = -((-(-((-(t_hi * m2)) >> -e2))) // d)
+        n += 1
+        if 2 * n + 5 >= 2 * s2 + 2 and t_hi <= 1:  # ratio s²/(2n+5) < 1/2 and the term below one unit
+            return s_lo, s_hi + 2 * t_hi + 2
+        s_lo += t_lo
+        s_hi += t_hi
+
+
+def phi_point(x: Any, p: int) -> Any:
+    """An interval containing Φ(x) for the exact mpf ``x``, absolute accuracy about 2^−p."""
+    x = x._mpf_ if hasattr(x, "_mpf_") else x
+    if x in (libmp.finf, libmp.fninf, libmp.fnan):
+        return iv.mpf([0, 1])
+    sign, man, exp, _ = x
+    if man == 0:
+        return iv.mpf(0.5)
+    s2 = _square(man, exp)
+    if s2 > S_MAX * S_MAX:
+        return kernel.ncdf(iv.make_mpf((x, x)))
+    q = p + int(s2 * 0.7213475204444817) + 16
+    lo, hi = _series(man, exp, q)
+    old = iv.prec
+    iv.prec = q + 16
+    try:
+        t = libmp.from_man_exp(man, exp)
+        s = iv.make_mpf((t, t))
+        phi = iv.exp(-s * s / 2) / iv.sqrt(2 * iv.pi)
+        big_s = iv.make_mpf((libmp.from_man_exp(lo, -q), libmp.from_man_exp(hi, -q)))
+        out = 0.5 - phi * big_s if sign else 0.5 + phi * big_s
+    finally:
+        iv.prec = old
+    return iv.mpf([max(out.a, 0), min(out.b, 1)])
+
+
+def ncdf(x: Any, p: int | None = None) -> Any:
+    """Φ over the interval ``x`` (increasing: the ends' enclosures), absolute accuracy
+    about 2^−p (default: the working precision + 8)."""
+    p = iv.prec + 8 if p is None else p
+    a, b = x._mpi_
+    if a == b:
+        return phi_point(a, p)
+    lo, hi = phi_point(a, p), phi_point(b, p)
+    return iv.mpf([lo.a, hi.b])
