@@ -194,6 +194,21 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return True, None
         return False, (f"the lower PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
+    if "pld_profile" in doc["evidence"] or "pld_items" in doc["evidence"]:  # profile pairs, heterogeneous items
+        from certdp.verifier import check_profile_pld_iv as ppi  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = (ppi.delta_upper(mech, eps, doc["evidence"]["pld_profile"], prec) if "pld_profile" in doc["evidence"]
+                     else ppi.items_delta_upper(mech, eps, doc["evidence"]["pld_items"], prec))
+            except PrecisionError:
+                continue
+            if isinstance(y, str):
+                return False, y
+            if y <= _point_at(delta, prec).a:
+                return True, None
+        return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
     if (set(PLD_EVIDENCE) - {"pld", "pld_lower"}) & set(doc["evidence"]):  # the other PLD evidence kinds
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
     prof = _profile(mech)

@@ -20,21 +20,22 @@ extension, outward rounded), so an interval ε gives an enclosure of δ over it.
 an exact rational the kinks are decided exactly (ε >= ε₀ makes (e^{ε₀} − e^ε)⁺ exactly 0,
 as the flint table does), so a zero tail at a kink is proved, not left undecided.
 
-``discrete_gaussian``, ``compose_all``, other compositions and ``profile("...")`` have no
-entry here (:func:`delta` raises :class:`NoClosedForm`): the caller takes user expressions
+``discrete_gaussian`` is the table's sum with bounded tails (Canonne, Kamath & Steinke 2020).
+``compose_all``, other compositions and ``profile("...")`` have no entry here (:func:`delta` raises :class:`NoClosedForm`): the caller takes user expressions
 through the expression evaluator and refuses the rest.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable
 
-from mpmath import iv
+from mpmath import iv, libmp
 
 from certdp.numerics import iv as kernel
-from certdp.verifier.mechs import (ApproxDP, ClipReify, Compose, DiscreteLaplace, GaussianDP, Laplace, Mech,
-                                      RandomizedResponse, Subsample, _pure_loss)
+from certdp.verifier.mechs import (ApproxDP, ClipReify, Compose, DiscreteGaussian, DiscreteLaplace, GaussianDP,
+                                      Laplace, Mech, RandomizedResponse, Subsample, _pure_loss)
 
 
 class NoClosedForm(Exception):
@@ -109,6 +110,11 @@ def delta(mech: Mech, x: Any, xq: Fraction | None = None) -> Any:
         return d0 + (1 - d0) * term
     if isinstance(mech, DiscreteLaplace):
         return _discrete_laplace(mech, x, xq)
+    if isinstance(mech, DiscreteGaussian):
+        if xq is not None:
+            return _discrete_gaussian(mech, xq)
+        lo, hi = (Fraction(*libmp.to_rational(e)) for e in x._mpi_)  # non-increasing: the ends
+        return kernel.hull(_discrete_gaussian(mech, hi), _discrete_gaussian(mech, max(lo, Fraction(0))))
     if isinstance(mech, Subsample):
         if mech.rate == 1:
             return delta(mech.mechanism, x, xq)
@@ -147,6 +153,28 @@ def _discrete_laplace(mech: DiscreteLaplace, x: Any, xq: Fraction | None) -> Any
             continue
         total += _pos(p - q * e)
     return total
+
+
+def _discrete_gaussian(mech: DiscreteGaussian, eps: Fraction) -> Any:
+    """δ(ε) = Σ_{x <= m} (w(x) − e^ε w(x − Δ))/Z, m = ⌈Δ/2 − εσ²/Δ⌉ − 1, w(x) = e^{−x²/(2σ²)}: the terms
+    |x| <= N summed, each tail Σ_{x>N} w(x) in [0, w(N+1)/(1 − e^{−(2N+3)/(2σ²)})] (the table's
+    :class:`certdp.verifier.mechs.DiscreteGaussian`, N for 2^−(prec+64))."""
+    s, d = Fraction(mech.sigma), int(mech.sensitivity)
+    n = int(math.ceil(float(s) * math.sqrt(2 * (iv.prec + 64) * math.log(2)))) + d + 1
+    s2 = _pt(2 * s * s)
+
+    def w(x: int) -> Any:
+        return iv.exp(-iv.mpf(x * x) / s2)
+
+    tail = w(n + 1) / (1 - iv.exp(-iv.mpf(2 * n + 3) / s2))
+    spread = iv.mpf([0, tail.b])
+    z = sum((w(x) for x in range(-n, n + 1)), iv.mpf(0)) + 2 * spread
+    c = Fraction(d, 2) - eps * s * s / d
+    m = -((-c.numerator) // c.denominator) - 1  # ⌈c⌉ − 1
+    e = iv.exp(_pt(eps))
+    top = min(m, n)
+    a = sum((w(x) - e * w(x - d) for x in range(-n, top + 1)), iv.mpf(0)) if top >= -n else iv.mpf(0)
+    return _pos((a + spread) / z)
 
 
 def _binomial_logs(mech: Compose) -> tuple[Any, Any, Any, Fraction | None] | None:
@@ -308,7 +336,7 @@ def functions(mech: Mech) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] |
 
 def covered(mech: Mech) -> bool:
     """Whether :func:`delta` has a closed form for ``mech`` (structure only, no arithmetic)."""
-    if isinstance(mech, (Laplace, GaussianDP, RandomizedResponse, ApproxDP, DiscreteLaplace)):
+    if isinstance(mech, (Laplace, GaussianDP, RandomizedResponse, ApproxDP, DiscreteLaplace, DiscreteGaussian)):
         return True
     if isinstance(mech, Subsample):
         return covered(mech.mechanism)
