@@ -194,13 +194,28 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 return True, None
         return False, (f"the lower PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
-    if "pld_profile" in doc["evidence"] or "pld_items" in doc["evidence"]:  # profile pairs, heterogeneous items
+    ev = doc["evidence"]
+    if "pld_law_lower" in ev:  # the dominated loss laws of a subsampled base, refuting dp
+        from certdp.verifier.check_law_pld_iv import delta_lower as law_lower  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = law_lower(mech, eps, ev["pld_law_lower"], prec)
+            except PrecisionError:
+                continue
+            if y > _point_at(delta, prec).b:
+                return True, None
+        return False, (f"the lower loss-law PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
+    if "pld_profile" in ev or "pld_items" in ev or "pld_law" in ev:  # profile pairs, items, loss laws
+        from certdp.verifier import check_law_pld_iv as lpi  # noqa: PLC0415
         from certdp.verifier import check_profile_pld_iv as ppi  # noqa: PLC0415
 
         for prec in (doc["precision"], 2 * doc["precision"]):
             try:
-                y = (ppi.delta_upper(mech, eps, doc["evidence"]["pld_profile"], prec) if "pld_profile" in doc["evidence"]
-                     else ppi.items_delta_upper(mech, eps, doc["evidence"]["pld_items"], prec))
+                y = (ppi.delta_upper(mech, eps, ev["pld_profile"], prec) if "pld_profile" in ev
+                     else ppi.items_delta_upper(mech, eps, ev["pld_items"], prec) if "pld_items" in ev
+                     else lpi.delta_upper(mech, eps, ev["pld_law"], prec))
             except PrecisionError:
                 continue
             if isinstance(y, str):
