@@ -146,7 +146,9 @@ def check(doc: Any) -> tuple[bool, str | None]:
         if kind == "not_gdp_except":
             return _not_gdp_except(doc)
         if kind == "not_dp_shuffled":
-            return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
+            from certdp.verifier.check_shuffle_iv import check as check_shuffle_iv  # noqa: PLC0415
+
+            return check_shuffle_iv(doc)
         if kind == "gdp_except":
             from certdp.verifier.check_fdp_iv import check as check_fdp_iv  # noqa: PLC0415
 
