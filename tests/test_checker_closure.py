@@ -47,7 +47,12 @@ The mpmath kernel's own closed forms and slopes (verifier.mechs_iv, so that cata
 certificates under ``--kernel mpmath`` load no sympy either): 47 -> 48 modules, 10,078 ->
 10,415 lines (+1 module, +337 lines, all of it mpmath-kernel code loaded in functions;
 the sympy-free closure is unchanged at 28 modules, 5,429 lines); with Φ by its series in
-fixed point for those closed forms (verifier.phi_series) 49 modules, 10,516 lines (+1, +101).
+fixed point for those closed forms (verifier.phi_series) 49 modules, 10,516 lines (+1, +101);
+with every evidence kind in the mpmath kernel (verifier.check_profile_pld_iv: pld_profile,
+pld_items; check_law_pld_iv: pld_law, pld_law_lower; check_shuffle_iv: not_dp_shuffled;
+check_optimum_iv: noise refinements; discrete_gaussian in mechs_iv) 53 modules, 11,356 lines
+(+4, +840, all mpmath-kernel modules, loaded in functions: the flint kernel and the sympy-free
+closure, 28 modules and 5,429 lines, load none of them).
 """
 
 from __future__ import annotations
@@ -61,8 +66,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 49
-MAX_LINES = 10_520
+MAX_MODULES = 53
+MAX_LINES = 11_360
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -74,20 +74,12 @@ def _decide(test: Callable[[], bool | None], prec: int, what: str) -> bool:
 def _profile(mech: Any) -> Callable[[Fraction], Any]:
     """ε ↦ δ_mech(ε) in intervals: the closed forms of :mod:`certdp.verifier.mechs_iv` (no
     sympy); only ``profile("...")`` expressions go through the expression evaluator."""
-    from certdp.verifier import mechs_iv  # noqa: PLC0415
+    from certdp.verifier.mechs_iv import NoClosedForm, profile  # noqa: PLC0415
 
     try:
-        return mechs_iv.profile(mech)
-    except mechs_iv.NoClosedForm:
-        pass
-    from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415  (sympy: user expressions only)
-    from certdp.expr.symbols import EPS  # noqa: PLC0415
-
-    try:
-        f = compile_iv(mech.profile(), (EPS,))
-    except InputError as err:
-        raise _Fail(f"the profile cannot be evaluated by the mpmath kernel: {err}") from None
-    return lambda e: f(kernel.point(e))
+        return profile(mech)
+    except NoClosedForm as err:
+        raise _Fail(str(err)) from None
 
 
 def _point_at(q: Fraction, prec: int) -> Any:
@@ -210,16 +202,19 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         return False, (f"the lower loss-law PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
     if "pld_profile" in ev or "pld_items" in ev or "pld_law" in ev:  # profile pairs, items, loss laws
-        from certdp.verifier import check_law_pld_iv as lpi  # noqa: PLC0415
-        from certdp.verifier import check_profile_pld_iv as ppi  # noqa: PLC0415
+        from certdp.verifier.check_law_pld_iv import delta_upper as law_upper  # noqa: PLC0415
+        from certdp.verifier.check_profile_pld_iv import delta_upper as profile_upper  # noqa: PLC0415
+        from certdp.verifier.check_profile_pld_iv import items_delta_upper  # noqa: PLC0415
 
         for prec in (doc["precision"], 2 * doc["precision"]):
             try:
-                y = (ppi.delta_upper(mech, eps, ev["pld_profile"], prec) if "pld_profile" in ev
-                     else ppi.items_delta_upper(mech, eps, ev["pld_items"], prec) if "pld_items" in ev
-                     else lpi.delta_upper(mech, eps, ev["pld_law"], prec))
+                y = (profile_upper(mech, eps, ev["pld_profile"], prec) if "pld_profile" in ev
+                     else items_delta_upper(mech, eps, ev["pld_items"], prec) if "pld_items" in ev
+                     else law_upper(mech, eps, ev["pld_law"], prec))
             except PrecisionError:
                 continue
+            except InputError as err:
+                return False, str(err)
             if isinstance(y, str):
                 return False, y
             if y <= _point_at(delta, prec).a:
@@ -306,12 +301,12 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 def _second_order_functions(mech: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
     """(P, P') on intervals: the table's closed forms and slopes (:mod:`certdp.verifier.mechs_iv`),
     else (``profile("...")``) the expression and its sympy derivative under the iv backend; or None."""
-    from certdp.verifier import mechs_iv  # noqa: PLC0415
+    from certdp.verifier.mechs_iv import covered, functions  # noqa: PLC0415
 
-    fns = mechs_iv.functions(mech)
+    fns = functions(mech)
     if fns is not None:
         return fns
-    if mechs_iv.covered(mech):
+    if covered(mech):
         return None  # a closed form without a slope here: no second-order test
     from certdp.expr.derivative import derivative  # noqa: PLC0415  (sympy: user expressions only)
     from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415

@@ -41,10 +41,13 @@ def _units_up(m: Any, bits: int) -> int:
 
 
 def _profile_of(mech: Any) -> Any:
-    """ε ↦ an interval containing δ_M(ε) (:func:`certdp.verifier.check_iv._profile`)."""
-    from certdp.verifier.check_iv import _profile  # noqa: PLC0415
+    """ε ↦ an interval containing δ_M(ε) (:func:`certdp.verifier.mechs_iv.profile`), or InputError."""
+    from certdp.verifier.mechs_iv import NoClosedForm, profile  # noqa: PLC0415
 
-    return _profile(mech)
+    try:
+        return profile(mech)
+    except NoClosedForm as err:
+        raise InputError(str(err)) from None
 
 
 def profile_samples(mech: Any, h: Fraction, knots: tuple[int, ...]) -> list[Any]:

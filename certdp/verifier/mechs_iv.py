@@ -348,7 +348,17 @@ def covered(mech: Mech) -> bool:
 
 
 def profile(mech: Mech) -> Callable[[Fraction], Any]:
-    """ε ↦ an interval containing δ_mech(ε) at the current precision (NoClosedForm if none here)."""
-    if not covered(mech):
-        raise NoClosedForm(f"{mech.name} has no closed form in the mpmath kernel's table")
-    return lambda e: delta(mech, kernel.point(e), e)
+    """ε ↦ an interval containing δ_mech(ε) at the current precision: the closed forms here (no
+    sympy); only a mechanism with a user expression (``profile("...")``) goes through the
+    expression evaluator's interval backend.  NoClosedForm when neither applies."""
+    if covered(mech):
+        return lambda e: delta(mech, kernel.point(e), e)
+    from certdp.errors import InputError  # noqa: PLC0415
+    from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415  (sympy: user expressions only)
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
+
+    try:
+        f = compile_iv(mech.profile(), (EPS,))
+    except InputError as err:
+        raise NoClosedForm(f"the profile cannot be evaluated by the mpmath kernel: {err}") from None
+    return lambda e: f(kernel.point(e))
