@@ -26,8 +26,9 @@ from mpmath import iv, libmp
 
 from certdp.numerics import iv as kernel
 
-#: Largest |x| summed by the series (beyond it the continued fraction is quick).
-S_MAX = 12
+#: Largest |x| summed by the series (beyond it the continued fraction is as quick: at |x| = 30 the
+#: series costs 1.7–2.6 ms against the interval continued fraction's 2.4–8.8 ms at 128–300 bits).
+S_MAX = 32
 
 
 def _square(man: int, exp: int) -> float:
