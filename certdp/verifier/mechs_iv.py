@@ -78,7 +78,11 @@ def delta_mu(m: Any, x: Any) -> Any:
             return v  # tight, or as tight as the arguments' own width allows at this precision
         if v.b <= 0:
             break
-        width, p = w, p + 32 + max(0, int(-iv.log(v.b, 2).b))
+        # the bits the absolute accuracy lacks for a relative 2^−(prec−8) (capped: far tails are
+        # relative already, and there more bits do not narrow it)
+        target = (v.a if v.a > 0 else v.b / 2) * iv.mpf(2) ** (-(iv.prec - 8))
+        lack = int(iv.log(w / target, 2).b) + 16
+        width, p = w, min(p + max(lack, 16), 8 * iv.prec + 64)
     return v
 
 

@@ -61,12 +61,12 @@ def test_gaussian_against_mpmath_closed_form():
 
 
 def test_phi_series_contains_mpmath_and_is_tight():
-    mp.prec = 3000
+    mp.prec = 3000  # the series sums with up to p + 2600 bits: the reference must resolve that
     rng = random.Random(7)
     for p in (64, 200, 600):
         iv.prec = p
-        for _ in range(60):
-            x = rng.uniform(-32, 32) * rng.choice([1, 1e-3, 1e-9])
+        for _ in range(30):
+            x = rng.uniform(-60, 60) * rng.choice([1, 1e-3, 1e-9])
             v = ncdf(iv.mpf(x))
             truth = mp.ncdf(mp.mpf(x))
             assert v.a <= truth <= v.b, (p, x)
