@@ -64,6 +64,17 @@ def _series(man: int, exp: int, q: int) -> tuple[int, int]:
         s_hi += t_hi
 
 
+_INV_SQRT_2PI: dict[int, Any] = {}
+
+
+def _inv_sqrt_2pi() -> Any:
+    """1/√(2π) at the current precision (made once per precision: it sits on every Φ)."""
+    v = _INV_SQRT_2PI.get(iv.prec)
+    if v is None:
+        v = _INV_SQRT_2PI[iv.prec] = 1 / iv.sqrt(2 * iv.pi)
+    return v
+
+
 def phi_point(x: Any, p: int) -> Any:
     """An interval containing Φ(x) for the exact mpf ``x``, absolute accuracy about 2^−p."""
     x = x._mpf_ if hasattr(x, "_mpf_") else x
@@ -88,7 +99,7 @@ def phi_point(x: Any, p: int) -> Any:
     try:
         t = libmp.from_man_exp(man, exp)
         s = iv.make_mpf((t, t))
-        phi = iv.exp(-s * s / 2) / iv.sqrt(2 * iv.pi)
+        phi = iv.exp(-s * s / 2) * _inv_sqrt_2pi()
         big_s = iv.make_mpf((libmp.from_man_exp(lo, -q), libmp.from_man_exp(hi, -q)))
         out = 0.5 - phi * big_s if sign else 0.5 + phi * big_s
     finally:
