@@ -50,8 +50,8 @@ the sympy-free closure is unchanged at 28 modules, 5,429 lines); with Φ by its 
 fixed point for those closed forms (verifier.phi_series) 49 modules, 10,516 lines (+1, +101);
 with every evidence kind in the mpmath kernel (verifier.check_profile_pld_iv: pld_profile,
 pld_items; check_law_pld_iv: pld_law, pld_law_lower; check_shuffle_iv: not_dp_shuffled;
-check_optimum_iv: noise refinements; discrete_gaussian in mechs_iv) 53 modules, 11,406 lines
-(+4, +890, all mpmath-kernel modules, loaded in functions: the flint kernel and the sympy-free
+check_optimum_iv: noise refinements; discrete_gaussian in mechs_iv) 53 modules, 11,409 lines
+(+4, +893, all mpmath-kernel modules, loaded in functions: the flint kernel and the sympy-free
 closure, 28 modules and 5,429 lines, load none of them).
 """
 

@@ -18,11 +18,14 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
   each end as a dp / not_dp certificate).
 * ``gdp_except``: :mod:`certdp.verifier.check_fdp_iv`; switch points and GDP claims on
   sgd/icea: :mod:`certdp.verifier.switch_iv`.
-* ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp`` with
-  ``pld_law_lower``, noise refinements — need the flint kernel, and say so.
+* ``dp`` with ``pld_profile`` / ``pld_items`` (:mod:`check_profile_pld_iv`), ``pld_law`` and
+  ``not_dp`` with ``pld_law_lower`` (:mod:`check_law_pld_iv`), ``not_dp_shuffled``
+  (:mod:`check_shuffle_iv`), noise refinements (:mod:`check_optimum_iv`).
+* Closed forms from :mod:`certdp.verifier.mechs_iv` (no sympy); only ``profile("...")``
+  expressions go through the expression evaluator's interval backend.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
-  switch points in intervals (:mod:`switch_iv`); noise refinements need the flint kernel.
+  switch points in intervals (:mod:`switch_iv`), noise refinements (:mod:`check_optimum_iv`).
 * ``adp_not_prdp`` — every certified sign of :mod:`check_prdp` in mpmath intervals.
 
 An undecided comparison is retried at 2× and 4× the certificate's precision,
