@@ -43,7 +43,9 @@ CHECKER_MODULES = ("certdp.verifier.checker", "certdp.verifier.check_dp", "certd
                    "certdp.verifier.check_pld_iv", "certdp.verifier.check_law_pld",
                    "certdp.verifier.slopes", "certdp.verifier.switch", "certdp.verifier.gauss",
                    "certdp.verifier.phi_fixed", "certdp.verifier.switch_iv", "certdp.verifier.check_fdp_iv",
-                   "certdp.verifier.check_shuffle")
+                   "certdp.verifier.check_shuffle", "certdp.verifier.mechs_iv", "certdp.verifier.phi_series",
+                   "certdp.verifier.check_profile_pld_iv", "certdp.verifier.check_law_pld_iv",
+                   "certdp.verifier.check_shuffle_iv", "certdp.verifier.check_optimum_iv")
 
 
 def _modules() -> dict[str, pathlib.Path]:

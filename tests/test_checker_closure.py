@@ -43,8 +43,18 @@ about 2,600 lines with the enclosures and Φ it uses) is the largest part. With 
 not_dp_shuffled: Φ cells, fmpz_poly composition from below, 177 lines, sympy-free) merged
 beside it: see the caps below. With check_pld's packed composition and shared per-end Φ
 balls (issue 37 item 5: the same integers, 1.3–1.8× faster re-derivations) about 60 lines more.
+The mpmath kernel's own closed forms and slopes (verifier.mechs_iv, so that catalog
+certificates under ``--kernel mpmath`` load no sympy either): 47 -> 48 modules, 10,078 ->
+10,415 lines (+1 module, +337 lines, all of it mpmath-kernel code loaded in functions;
+the sympy-free closure is unchanged at 28 modules, 5,429 lines); with Φ by its series in
+fixed point for those closed forms (verifier.phi_series) 49 modules, 10,516 lines (+1, +101);
+with every evidence kind in the mpmath kernel (verifier.check_profile_pld_iv: pld_profile,
+pld_items; check_law_pld_iv: pld_law, pld_law_lower; check_shuffle_iv: not_dp_shuffled;
+check_optimum_iv: noise refinements; discrete_gaussian in mechs_iv) 53 modules, 11,409 lines
+(+4, +893, all mpmath-kernel modules, loaded in functions: the flint kernel and the sympy-free
+closure, 28 modules and 5,429 lines, load none of them).
 
-Issue 36, third step: the checker became self-contained (it imports only its own package;
+Issue 36, third step (merged after the mpmath kernel's modules): the checker became self-contained (it imports only its own package;
 errors, progress, the ball helpers, exact numbers, decide, the mpmath interval kernel and the
 spec grammar moved into certdp/verifier/, their old names are one-line aliases of the same
 module objects, and numerics re-exports the checker's Gaussian primitives instead of keeping
@@ -68,8 +78,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 54
-MAX_LINES = 10_140
+MAX_MODULES = 60
+MAX_LINES = 11_480
 
 
 def _module_level_imports(mod: str) -> set[str]:

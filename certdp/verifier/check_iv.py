@@ -18,11 +18,14 @@ Kinds and what is re-derived (the same inequalities as the flint checker):
   each end as a dp / not_dp certificate).
 * ``gdp_except``: :mod:`certdp.verifier.check_fdp_iv`; switch points and GDP claims on
   sgd/icea: :mod:`certdp.verifier.switch_iv`.
-* ``dp`` with ``pld_profile`` / ``pld_items`` / ``pld_law``, ``not_dp`` with
-  ``pld_law_lower``, noise refinements — need the flint kernel, and say so.
+* ``dp`` with ``pld_profile`` / ``pld_items`` (:mod:`check_profile_pld_iv`), ``pld_law`` and
+  ``not_dp`` with ``pld_law_lower`` (:mod:`check_law_pld_iv`), ``not_dp_shuffled``
+  (:mod:`check_shuffle_iv`), noise refinements (:mod:`check_optimum_iv`).
+* Closed forms from :mod:`certdp.verifier.mechs_iv` (no sympy); only ``profile("...")``
+  expressions go through the expression evaluator's interval backend.
 * ``value`` — μ_GDP(ε, δ) ∈ [lo, hi] via δ_lo(ε) <= δ <= δ_hi(ε); δ_M(ε) ∈ [lo, hi];
   ε* <= hi via δ_M(hi) <= δ (and lo via δ_M(lo) > δ), plus the printed-number verdict;
-  switch points in intervals (:mod:`switch_iv`); noise refinements need the flint kernel.
+  switch points in intervals (:mod:`switch_iv`), noise refinements (:mod:`check_optimum_iv`).
 * ``adp_not_prdp`` — every certified sign of :mod:`check_prdp` in mpmath intervals.
 
 An undecided comparison is retried at 2× and 4× the certificate's precision,
@@ -42,9 +45,6 @@ from certdp.verifier.check_exact import check as check_gdp_exact
 from certdp.verifier.facts import known_facts_step, parse_mechanism
 from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 from certdp.verifier.errors import InputError, PrecisionError
-from certdp.expr.derivative import derivative
-from certdp.expr.ivbackend import compile_iv
-from certdp.expr.symbols import EPS
 from certdp.verifier import iv as kernel
 from certdp.verifier.exact import exact
 
@@ -75,11 +75,14 @@ def _decide(test: Callable[[], bool | None], prec: int, what: str) -> bool:
 
 
 def _profile(mech: Any) -> Callable[[Fraction], Any]:
+    """ε ↦ δ_mech(ε) in intervals: the closed forms of :mod:`certdp.verifier.mechs_iv` (no
+    sympy); only ``profile("...")`` expressions go through the expression evaluator."""
+    from certdp.verifier.mechs_iv import NoClosedForm, profile  # noqa: PLC0415
+
     try:
-        f = compile_iv(mech.profile(), (EPS,))
-    except InputError as err:
-        raise _Fail(f"the profile cannot be evaluated by the mpmath kernel: {err}") from None
-    return lambda e: f(kernel.point(e))
+        return profile(mech)
+    except NoClosedForm as err:
+        raise _Fail(str(err)) from None
 
 
 def _point_at(q: Fraction, prec: int) -> Any:
@@ -107,28 +110,18 @@ def _gt(x: Any, y: Any) -> bool | None:
     return None if out is None else not out
 
 
-_TABLES: dict[int, Any] = {}
+def _dmu_iv(m: Any, x: Any) -> Any:
+    """δ_μ over intervals, Φ from the fixed-point table (:func:`certdp.verifier.mechs_iv.delta_mu`)."""
+    from certdp.verifier.mechs_iv import delta_mu  # noqa: PLC0415
+
+    return delta_mu(m, x)
 
 
 def _dmu(mu: Fraction, e: Fraction) -> Any:
-    """δ_μ(ε) at the current precision: Φ from the fixed-point Taylor table
-    (:mod:`certdp.verifier.phi_fixed`, absolute accuracy 2^-(prec+32)) when that leaves
-    the result relatively tight, else the rigorous erfc (far tails, tiny δ_μ)."""
-    from certdp.verifier.phi_fixed import PhiTable, to_iv, to_pair  # noqa: PLC0415
+    """δ_μ(ε) at the current precision (:func:`certdp.verifier.mechs_iv.delta_mu`)."""
+    from certdp.verifier.mechs_iv import delta_mu  # noqa: PLC0415
 
-    m, x = kernel.point(mu), kernel.point(e)
-    p = iv.prec + 32
-    table = _TABLES.get(p)
-    if table is None:
-        table = _TABLES[p] = PhiTable(p)
-    try:
-        a = -x / m + m / 2
-        v = to_iv(table.phi_cdf(to_pair(a, p)), p) - iv.exp(x) * to_iv(table.phi_cdf(to_pair(a - m, p)), p)
-        if v.a > 0 and (v.b - v.a) <= v.a * iv.mpf(2) ** (-(iv.prec - 8)):
-            return v
-    except PrecisionError:
-        pass
-    return kernel.delta_mu(m, x)
+    return delta_mu(kernel.point(mu), kernel.point(e))
 
 
 def check(doc: Any) -> tuple[bool, str | None]:
@@ -148,7 +141,9 @@ def check(doc: Any) -> tuple[bool, str | None]:
         if kind == "not_gdp_except":
             return _not_gdp_except(doc)
         if kind == "not_dp_shuffled":
-            return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
+            from certdp.verifier.check_shuffle_iv import check as check_shuffle_iv  # noqa: PLC0415
+
+            return check_shuffle_iv(doc)
         if kind == "gdp_except":
             from certdp.verifier.check_fdp_iv import check as check_fdp_iv  # noqa: PLC0415
 
@@ -195,6 +190,39 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
             if y > _point_at(delta, prec).b:
                 return True, None
         return False, (f"the lower PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
+    ev = doc["evidence"]
+    if "pld_law_lower" in ev:  # the dominated loss laws of a subsampled base, refuting dp
+        from certdp.verifier.check_law_pld_iv import delta_lower as law_lower  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = law_lower(mech, eps, ev["pld_law_lower"], prec)
+            except PrecisionError:
+                continue
+            if y > _point_at(delta, prec).b:
+                return True, None
+        return False, (f"the lower loss-law PLD re-derived in intervals does not refute delta({doc['claim']['eps']}) "
+                       f"<= {doc['claim']['delta']}")
+    if "pld_profile" in ev or "pld_items" in ev or "pld_law" in ev:  # profile pairs, items, loss laws
+        from certdp.verifier.check_law_pld_iv import delta_upper as law_upper  # noqa: PLC0415
+        from certdp.verifier.check_profile_pld_iv import delta_upper as profile_upper  # noqa: PLC0415
+        from certdp.verifier.check_profile_pld_iv import items_delta_upper  # noqa: PLC0415
+
+        for prec in (doc["precision"], 2 * doc["precision"]):
+            try:
+                y = (profile_upper(mech, eps, ev["pld_profile"], prec) if "pld_profile" in ev
+                     else items_delta_upper(mech, eps, ev["pld_items"], prec) if "pld_items" in ev
+                     else law_upper(mech, eps, ev["pld_law"], prec))
+            except PrecisionError:
+                continue
+            except InputError as err:
+                return False, str(err)
+            if isinstance(y, str):
+                return False, y
+            if y <= _point_at(delta, prec).a:
+                return True, None
+        return False, (f"the upper PLD re-derived in intervals does not prove delta({doc['claim']['eps']}) "
                        f"<= {doc['claim']['delta']}")
     if (set(PLD_EVIDENCE) - {"pld", "pld_lower"}) & set(doc["evidence"]):  # the other PLD evidence kinds
         return False, "this certificate needs the flint kernel (exact integer convolution of the PLD)"
@@ -274,7 +302,19 @@ def _gdp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
 
 def _second_order_functions(mech: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
-    """(P, P') of the profile expression under the iv backend, or None."""
+    """(P, P') on intervals: the table's closed forms and slopes (:mod:`certdp.verifier.mechs_iv`),
+    else (``profile("...")``) the expression and its sympy derivative under the iv backend; or None."""
+    from certdp.verifier.mechs_iv import covered, functions  # noqa: PLC0415
+
+    fns = functions(mech)
+    if fns is not None:
+        return fns
+    if covered(mech):
+        return None  # a closed form without a slope here: no second-order test
+    from certdp.expr.derivative import derivative  # noqa: PLC0415  (sympy: user expressions only)
+    from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415
+    from certdp.expr.symbols import EPS  # noqa: PLC0415
+
     try:
         p = mech.profile()
         d = derivative(p)
@@ -290,11 +330,13 @@ def _second_order(P: Callable[[Any], Any], dP: Callable[[Any], Any], mu: Fractio
     f = δ_μ − P, f(a) >= 0 and f(a) + min(0, inf f'([a, b]))·(b − a) >= 0, with
     f' = δ_μ' − P', δ_μ'(ε) = −e^ε Φ(−ε/μ − μ/2).  Sound for a non-increasing P."""
     m, ia = kernel.point(mu), kernel.point(a)
-    f_a = kernel.delta_mu(m, ia) - P(ia)
+    f_a = _dmu_iv(m, ia) - P(ia)
     if not f_a.a >= 0:
         return False
     cell = kernel.hull(ia, kernel.point(b))
-    D = -(iv.exp(cell) * kernel.ncdf(-cell / m - m / 2)) - dP(cell)
+    from certdp.verifier.phi_series import ncdf  # noqa: PLC0415
+
+    D = -(iv.exp(cell) * ncdf(-cell / m - m / 2)) - dP(cell)
     lo, hi = D._mpi_
     if lo in (libmp.fninf, libmp.fnan) or hi in (libmp.finf, libmp.fnan):
         return False
@@ -312,8 +354,11 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
 
         step = check_switch_iv(doc, q, lo, hi, max(doc["precision"], 64))
         return (False, step) if step is not None else check_verdict(c, lo, hi)
-    if q.startswith("refined_"):
-        return False, "this certificate needs the flint kernel (the noise refinement's cell proof is written for arb balls)"
+    if q.startswith("refined_"):  # the noise refinement's cell proof in intervals (a user formula: sympy)
+        from certdp.verifier.check_optimum_iv import check_refined_iv  # noqa: PLC0415
+
+        step = check_refined_iv(doc, q, lo, hi, max(doc["precision"], 64))
+        return (False, step) if step is not None else check_verdict(c, lo, hi)
     prec = doc["precision"]
     if lo < 0:
         return False, "the quantity is non-negative; claim.lo < 0 is not a proved lower end"
@@ -324,9 +369,9 @@ def _value(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         def d() -> Any:
             return kernel.point(at["delta"])
 
-        ok = (lo <= 0 or _decide(lambda: _le(kernel.delta_mu(kernel.point(lo), e()), d()), prec,
+        ok = (lo <= 0 or _decide(lambda: _le(_dmu_iv(kernel.point(lo), e()), d()), prec,
                                  "delta_lo <= delta")) \
-            and _decide(lambda: _le(d(), kernel.delta_mu(kernel.point(hi), e())), prec, "delta <= delta_hi")
+            and _decide(lambda: _le(d(), _dmu_iv(kernel.point(hi), e())), prec, "delta <= delta_hi")
     elif doc["evidence"]:  # an accountant's answer: each end as the dp / not_dp certificate it amounts to
         from certdp.verifier.check_value import check_ends  # noqa: PLC0415
 
@@ -390,7 +435,7 @@ def _not_gdp_except(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         try:
             if "bound" in ev:
                 qb = kernel.point(q)
-                low = iv.exp(count * iv.log(qb)) * kernel.delta_mu(iv.sqrt(count) / kernel.point(s),
+                low = iv.exp(count * iv.log(qb)) * _dmu_iv(iv.sqrt(count) / kernel.point(s),
                                                                      kernel.point(e) - count * iv.log(qb))
                 low = low.a
             else:

@@ -35,18 +35,26 @@ def _hull(a: Any, b: Any) -> Any:
 def _functions(mech: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """(δ̂, δ̂') over an interval: sgd B exp(−(cx)²), −2c²x δ̂; icea K/x, −K/x² (c = σ/A, K = n e^{−m/10})."""
     p = mech.params
+    consts: dict[int, tuple[Any, Any]] = {}  # per precision: (c, B) of sgd, (K, 0) of icea
+
+    def const() -> tuple[Any, Any]:
+        if iv.prec not in consts:
+            consts[iv.prec] = ((kernel.point(p["sigma"] / p["A"]), kernel.point(p["B"])) if mech.name == "sgd"
+                               else (kernel.point(p["n"]) * iv.exp(-kernel.point(p["m"]) / 10), None))
+        return consts[iv.prec]
+
     if mech.name == "sgd":
         def naive(x: Any) -> Any:
-            c = kernel.point(p["sigma"] / p["A"])
-            return kernel.point(p["B"]) * iv.exp(-((c * x) ** 2))
+            c, b = const()
+            return b * iv.exp(-((c * x) ** 2))
 
         def dnaive(x: Any) -> Any:
-            c = kernel.point(p["sigma"] / p["A"])
+            c = const()[0]
             return -2 * c * c * x * naive(x)
         return naive, dnaive
 
     def k() -> Any:
-        return kernel.point(p["n"]) * iv.exp(-kernel.point(p["m"]) / 10)
+        return const()[0]
 
     def naive_icea(x: Any) -> Any:
         if not x.a > 0:

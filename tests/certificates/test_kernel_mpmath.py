@@ -76,7 +76,11 @@ def test_false_claims_are_invalid_under_the_mpmath_kernel(name, field, value):
     assert not ok and step
 
 
-def test_kinds_that_need_the_flint_kernel_say_so():
+def test_heterogeneous_compositions_are_rederived_in_intervals():
+    """Evidence pld_items (compose_all) is re-derived by the mpmath kernel too
+    (verifier/check_profile_pld_iv.py), no longer refused: the true claim VALID, a false one INVALID."""
+    import copy
+
     from certdp.certificates.writer import composition_certificate
     from certdp.mechanisms.spec import parse_spec
     from certdp.numerics.enclosure import Enclosure
@@ -84,5 +88,9 @@ def test_kinds_that_need_the_flint_kernel_say_so():
     # (DP-SGD's pld evidence is re-derived in intervals: tests/certificates/test_pld_mpmath_kernel.py)
     doc = composition_certificate([(parse_spec("laplace(scale=1)"), 1), (parse_spec("pure_dp(eps=1)"), 1)],
                                   eps="1", delta_hi=Enclosure.exact(Fraction(2876492, 10**7)))
-    ok, step = check_iv.check(doc)
-    assert not ok and "flint kernel" in step
+    assert "pld_items" in doc["evidence"]
+    assert check_iv.check(doc) == (True, None)
+    bad = copy.deepcopy(doc)
+    bad["claim"]["delta"] = "0.2"  # below the composition's δ(1) >= 0.2876...
+    ok, step = check_iv.check(bad)
+    assert not ok and "does not prove" in step

@@ -204,12 +204,16 @@ def test_audit_refutes_with_a_certificate(tmp_path):
     assert doc["claim"]["kind"] == "not_dp" and "pld_law_lower" in doc["evidence"] and check(doc).valid
 
 
-def test_the_mpmath_kernel_says_it_needs_flint():
+def test_the_mpmath_kernel_rederives_the_loss_laws():
+    """pld_law / pld_law_lower in intervals (check_law_pld_iv): the same verdict as flint."""
     from certdp.verifier.check_iv import check as check_iv
 
-    for doc in (_doc(SUB, Fraction(1, 10), Fraction(1, 10)), _lower_doc(SUB, Fraction(1, 10), Fraction(1, 10))):
+    cases = [(_doc, Fraction(1, 10), True), (_lower_doc, Fraction(1, 10), False),  # δ(1/10) <= 1/10
+             (_doc, Fraction(1, 10**5), False), (_lower_doc, Fraction(1, 10**5), True)]  # δ(1/10) > 1e-5
+    for make, delta, truth in cases:
+        doc = make(SUB, Fraction(1, 10), delta)
         valid, why = check_iv(doc)
-        assert not valid and "needs the flint kernel" in why
+        assert valid is truth and check(doc).valid is truth, (make.__name__, delta, why)
 
 
 @pytest.mark.parametrize("mech", ["compose(subsample(laplace(scale=1e-300), rate=1/10), k=3)",

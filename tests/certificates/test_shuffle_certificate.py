@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import pathlib
+from fractions import Fraction
 
 import pytest
 
@@ -42,9 +43,12 @@ def test_valid_and_schema(doc):
     ("evidence", "step", "1/2"),              # a coarse partition loses the bound
 ])
 def test_tampered_is_invalid(doc, where, key, value):
+    from certdp.verifier.check_iv import check as check_iv
+
     bad = copy.deepcopy(doc)
     bad[where][key] = value
     assert not check(bad).valid
+    assert not check_iv(bad)[0]  # nor under the mpmath kernel
 
 
 def test_more_batches_is_invalid(doc):
@@ -83,14 +87,17 @@ def test_a_grid_too_fine_for_the_epochs_is_refused_not_run(doc):
         check(bad)
 
 
-def test_the_mpmath_kernel_says_it_needs_flint(doc, tmp_path):
+def test_the_mpmath_kernel_rederives_it(doc, tmp_path):
+    """check_shuffle_iv: the same lower bound in intervals; a larger ε is refuted by neither kernel."""
     from certdp.verifier.checker import verify
 
     path = tmp_path / "s.json"
     path.write_text(json.dumps(doc))
-    res = verify(str(path), kernel="mpmath")
-    assert not res.valid and "flint" in res.failed_step
-    assert verify(str(path)).valid
+    assert verify(str(path), kernel="mpmath").valid and verify(str(path)).valid
+    bad = copy.deepcopy(doc)
+    bad["claim"]["eps"] = str(Fraction(doc["claim"]["eps"]) + 1)
+    path.write_text(json.dumps(bad))
+    assert not verify(str(path), kernel="mpmath").valid and not verify(str(path)).valid
 
 
 def test_precision_is_capped(doc):
