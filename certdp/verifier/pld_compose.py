@@ -39,9 +39,9 @@ def _product(a: tuple[int, list[int], int], b: tuple[int, list[int], int], bits:
 def compose(step: tuple[int, list[int], int], count: int, bits: int, tau: int,
             up: bool = True) -> tuple[int, list[int], int]:
     """count-fold self-composition by left-to-right square and multiply (square for
-    each binary digit of ``count`` after the first, compose with ``step``, τ-truncated, where it is
-    1); rounded up, or with ``up=False`` down (:func:`_compose_lower`)."""
-    one = result = _Packed.of(step, bits)._truncate(tau if count > 1 else 0, up)  # truncated like a product
+    each binary digit of ``count`` after the first, compose with ``step`` where it is 1);
+    rounded up, or with ``up=False`` down (:func:`_compose_lower`)."""
+    one = result = _Packed.of(step, bits)
     digits = bin(count)[3:]
     for done, d in enumerate(digits):
         check_budget("re-composing the PLD", done, len(digits))

@@ -24,8 +24,8 @@ from certdp.certificates.writer import (
     measurement_certificate,
     not_gdp_document,
     upper_dp_certificate,
-    value_certificate,
 )
+from certdp.certificates.value_writer import value_certificate
 from certdp.errors import CertdpError
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.enclosure import Enclosure
