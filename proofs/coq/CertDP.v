@@ -411,3 +411,140 @@ Proof.
       nra. }
   unfold h in H. rewrite Hl by lra. lra.
 Qed.
+
+(** * Gaussian tails: Mills' ratio bounds (Gordon 1941), for deep tails where
+    Φ(−t) = 1/2 − ∫₀ᵗ φ cancels catastrophically:
+    φ(t) t/(t² + 1) ≤ Φ(−t) ≤ φ(t)/t for t > 0.  Both differences have a negative
+    derivative (−φ(t)/t² and −2φ(t)/(t² + 1)²) and tend to 0 as t → ∞. *)
+
+Lemma phi_opp : forall x, phi (- x) = phi x.
+Proof. intro x. unfold phi. f_equal. f_equal. field. Qed.
+
+Lemma phi_le_1 : forall x, phi x <= 1.
+Proof.
+  intro x. unfold phi.
+  assert (E : exp (- x * x / 2) <= 1) by (rewrite <- exp_0; apply exp_le; nra).
+  assert (S : 1 <= sqrt (2 * PI)) by interval.
+  pose proof (exp_pos (- x * x / 2)).
+  apply (Rmult_le_reg_r (sqrt (2 * PI))); [lra|].
+  unfold Rdiv. rewrite Rmult_assoc, Rinv_l by lra. lra.
+Qed.
+
+Lemma decr_to_zero : forall g g' t0,
+  (forall t, t0 < t -> is_derive g t (g' t)) -> (forall t, t0 < t -> g' t < 0) ->
+  (forall t eta, t0 < t -> 0 < eta -> exists T, t < T /\ - eta < g T) ->
+  forall t, t0 < t -> 0 <= g t.
+Proof.
+  intros g g' t0 Hd Hn Hl t Ht.
+  destruct (Rle_or_lt 0 (g t)) as [H|H]; [exact H|]. exfalso.
+  destruct (Hl t (- g t) Ht ltac:(lra)) as [T [HT HgT]].
+  assert (D : forall u : R, Rbar_le t u -> Rbar_le u p_infty -> is_derive (fun u => - g u) u (- g' u)).
+  { intros u Hu _. change (t <= u) in Hu. apply (is_derive_opp g). apply Hd. lra. }
+  assert (P : forall u : R, Rbar_le t u -> Rbar_le u p_infty -> - g' u > 0).
+  { intros u Hu _. change (t <= u) in Hu. pose proof (Hn u ltac:(lra)). lra. }
+  pose proof (incr_function_le (fun u => - g u) t p_infty (fun u => - g' u) D P t T
+                ltac:(change (t <= t); lra) HT ltac:(simpl; auto)). simpl in H0. lra.
+Qed.
+
+Lemma Phi_opp_derive : forall t, is_derive (fun t => Phi (- t)) t (- phi t).
+Proof.
+  intro t. unfold Phi. auto_derive.
+  - repeat split; try apply RInt_phi_side; auto.
+  - change (fun x : R => phi x) with phi. rewrite phi_opp. ring.
+Qed.
+
+Lemma mills_upper : forall t, 0 < t -> Phi (- t) <= phi t / t.
+Proof.
+  intros t Ht.
+  assert (K : 0 <= phi t / t - Phi (- t)).
+  { apply (decr_to_zero (fun t => phi t / t - Phi (- t)) (fun t => - phi t / (t * t)) 0).
+    - intros u Hu.
+      assert (D := is_derive_minus _ _ _ _ _
+                    (is_derive_div phi (fun x => x) u _ _ (phi_derive u) (is_derive_id u) ltac:(lra))
+                    (Phi_opp_derive u)).
+      replace (- phi u / (u * u)) with
+        (minus ((- u * phi u * u - phi u * one) / u ^ 2) (- phi u)).
+      + exact D.
+      + unfold minus, plus, opp, one; simpl. field. lra.
+    - intros u Hu. pose proof (phi_pos u). apply Ropp_lt_cancel. rewrite Ropp_0.
+      unfold Rdiv. rewrite Ropp_mult_distr_l, Ropp_involutive.
+      apply Rmult_lt_0_compat; [lra|]. apply Rinv_0_lt_compat. nra.
+    - intros u eta Hu Heta. destruct (Phi_small eta Heta) as [M HM].
+      set (T := Rmax (u + 1) (Rmax M 0 + 1)).
+      assert (T1 : u + 1 <= T) by apply Rmax_l.
+      assert (T2 : Rmax M 0 + 1 <= T) by apply Rmax_r.
+      pose proof (Rmax_l M 0). pose proof (Rmax_r M 0).
+      exists T. split; [lra|].
+      pose proof (HM (- T) ltac:(lra)).
+      assert (0 < phi T / T) by (apply Rdiv_lt_0_compat; [apply phi_pos | lra]). lra.
+    - exact Ht. }
+  lra.
+Qed.
+
+Lemma mills_lower : forall t, 0 < t -> phi t * (t / (t * t + 1)) <= Phi (- t).
+Proof.
+  intros t Ht.
+  assert (K : 0 <= Phi (- t) - phi t * (t / (t * t + 1))).
+  { apply (decr_to_zero (fun t => Phi (- t) - phi t * (t / (t * t + 1)))
+                        (fun t => - 2 * phi t / ((t * t + 1) * (t * t + 1))) 0).
+    - intros u Hu.
+      assert (Dq : is_derive (fun x => x / (x * x + 1)) u ((1 - u * u) / ((u * u + 1) * (u * u + 1)))).
+      { auto_derive. nra. field. nra. }
+      assert (D := is_derive_minus _ _ _ _ _ (Phi_opp_derive u)
+                    (is_derive_mult phi (fun x => x / (x * x + 1)) u _ _ (phi_derive u) Dq ltac:(intros; apply Rmult_comm))).
+      replace (- 2 * phi u / ((u * u + 1) * (u * u + 1))) with
+        (minus (- phi u) (plus (mult (- u * phi u) (u / (u * u + 1))) (mult (phi u) ((1 - u * u) / ((u * u + 1) * (u * u + 1)))))).
+      + exact D.
+      + unfold minus, plus, opp, mult; simpl. field. nra.
+    - intros u Hu. cbv beta. pose proof (phi_pos u).
+      assert (0 < (u * u + 1) * (u * u + 1)) by nra.
+      assert (0 < 2 * phi u / ((u * u + 1) * (u * u + 1))) by (apply Rdiv_lt_0_compat; lra).
+      replace (- 2 * phi u / ((u * u + 1) * (u * u + 1))) with (- (2 * phi u / ((u * u + 1) * (u * u + 1)))) by (field; nra).
+      lra.
+    - intros u eta Hu Heta.
+      set (T := Rmax (u + 1) (/ eta + 1)).
+      assert (T1 : u + 1 <= T) by apply Rmax_l.
+      assert (T2 : / eta + 1 <= T) by apply Rmax_r.
+      pose proof (Rinv_0_lt_compat eta Heta).
+      exists T. split; [lra|].
+      pose proof (Phi_pos (- T)). pose proof (phi_le_1 T). pose proof (phi_pos T).
+      assert (Q : T / (T * T + 1) < eta).
+      { apply (Rmult_lt_reg_r (T * T + 1)); [nra|]. unfold Rdiv. rewrite Rmult_assoc, Rinv_l by nra.
+        assert (eta * T > 1).
+        { apply (Rmult_lt_reg_r (/ eta)); [lra|]. rewrite Rmult_1_l.
+          replace (eta * T * / eta) with T by (field; lra). lra. }
+        nra. }
+      assert (0 < T / (T * T + 1)) by (apply Rdiv_lt_0_compat; nra).
+      assert (phi T * (T / (T * T + 1)) <= T / (T * T + 1)) by (rewrite <- (Rmult_1_l (T / (T * T + 1))) at 2; apply Rmult_le_compat_r; lra).
+      lra.
+    - exact Ht. }
+  lra.
+Qed.
+
+(** δ_μ(ε) in the tail (ε/μ > μ/2): with a = ε/μ − μ/2, b = ε/μ + μ/2 and e^ε φ(b) = φ(a),
+    φ(a)(a/(a² + 1) − 1/b) ≤ δ_μ(ε) ≤ φ(a)(1/a − b/(b² + 1)) — no cancellation of 1/2's. *)
+Lemma delta_mu_tail : forall mu e, 0 < mu -> mu / 2 < e / mu ->
+  phi (e / mu - mu / 2) * ((e / mu - mu / 2) / ((e / mu - mu / 2) * (e / mu - mu / 2) + 1) - / (e / mu + mu / 2))
+    <= delta_mu mu e <=
+  phi (e / mu - mu / 2) * (/ (e / mu - mu / 2) - (e / mu + mu / 2) / ((e / mu + mu / 2) * (e / mu + mu / 2) + 1)).
+Proof.
+  intros mu e Hmu Ha.
+  set (a := e / mu - mu / 2). set (b := e / mu + mu / 2).
+  assert (Ha0 : 0 < a) by (unfold a; lra).
+  assert (Hb0 : 0 < b) by (unfold b; lra).
+  assert (Ea : - e / mu + mu / 2 = - a) by (unfold a; field; lra).
+  assert (Eb : - e / mu - mu / 2 = - b) by (unfold b; field; lra).
+  assert (S : exp e * phi b = phi a).
+  { pose proof (phi_shift mu e ltac:(lra)) as H. rewrite Ea, Eb, !phi_opp in H. exact H. }
+  unfold delta_mu. rewrite Ea, Eb.
+  pose proof (mills_upper a Ha0). pose proof (mills_lower a Ha0).
+  pose proof (mills_upper b Hb0). pose proof (mills_lower b Hb0).
+  pose proof (exp_pos e) as He.
+  assert (U : exp e * (phi b * (b / (b * b + 1))) <= exp e * Phi (- b)) by (apply Rmult_le_compat_l; lra).
+  assert (L : exp e * Phi (- b) <= exp e * (phi b / b)) by (apply Rmult_le_compat_l; lra).
+  replace (exp e * (phi b * (b / (b * b + 1)))) with (phi a * (b / (b * b + 1))) in U by (rewrite <- S; ring).
+  replace (exp e * (phi b / b)) with (phi a / b) in L by (rewrite <- S; unfold Rdiv; ring).
+  replace (phi a * (a / (a * a + 1) - / b)) with (phi a * (a / (a * a + 1)) - phi a / b) by (unfold Rdiv; ring).
+  replace (phi a * (/ a - b / (b * b + 1))) with (phi a / a - phi a * (b / (b * b + 1))) by (unfold Rdiv; ring).
+  split; lra.
+Qed.
