@@ -88,6 +88,20 @@ def _binomial(m: Any) -> str:
     return "(fun eps : R => " + " + ".join(terms) + ")"
 
 
+def gaussian_mu(m: Any) -> tuple[str, Fraction] | None:
+    """(Coq term of μ, μ²) when the mechanism's profile is δ_μ itself (gaussian, gaussian_dp,
+    a composition of Gaussians), for the library's tail bounds ``delta_mu_tail``; else None."""
+    name = m.name
+    if name in ("gaussian", "gaussian_dp"):
+        return q(m.mu), Fraction(m.mu) ** 2
+    if name == "subsample" and m.rate == 1 or name == "compose" and m.k == 1:
+        return gaussian_mu(m.mechanism)
+    if name == "compose" and m.gdp_mu_squared() is not None:
+        mu2 = Fraction(m.gdp_mu_squared())
+        return f"(sqrt {q(mu2)})", mu2
+    return None
+
+
 def monotone_lemma(m: Any) -> str:
     """A Coq proof term of ``nonincr PROFILE`` (the library's lemmas), or Unsupported."""
     name = m.name
