@@ -40,6 +40,10 @@ REFUSED = {
     "not_gdp_except": "its evidence is a privacy-loss distribution (PLD accountant), which the Coq library does not state yet",
     "adp_not_prdp": "the ADP/PrDP counterexamples are not translated to Coq yet",
 }
+#: Why a σ-formula's noise refinement is refused (see proofs/coq/README.md).
+REFINED_REASON = ("the noise refinement of a sigma-formula minimises f(x, delta0(x)) for the certificate's own "
+                  "formula, a user expression that only certdp's sympy parser reads; the Coq kernel imports no "
+                  "sympy and has no trusted expression-to-Coq printer yet")
 PLD_EVIDENCE = ("pld", "pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower")
 
 HEADER = """\
@@ -263,9 +267,8 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
     from certdp.verifier.check_value import REFINED, SWITCH, validate  # noqa: PLC0415
 
     claim, qty, at, lo, hi = validate(doc)
-    if qty in SWITCH + REFINED:
-        raise Unsupported(f"value {qty!r}: the switch point / noise refinement of a sigma-formula is not "
-                          "stated in Coq yet")
+    if qty in REFINED:
+        raise Unsupported(f"value {qty!r}: {REFINED_REASON}")
     if lo < 0:
         raise ClaimRefused("the quantity is non-negative; claim.lo < 0 is not a proved lower end")
     verdict = None
@@ -277,6 +280,12 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
             raise MalformedCertificate("claim.verdict must be CONFIRMED or REFUTED")
         verdict = (claim["verdict"], *printed_interval(claim["reported"], claim["rounding"]))
     L, H = q(lo), q(hi)
+    if qty in SWITCH:
+        from certdp.verifier.coq.switch import translate_switch  # noqa: PLC0415
+
+        s = _start(doc, prec, boost, None)
+        translate_switch(s, doc, qty, lo, hi, verdict)
+        return _end(s)
     if qty == "mu_gdp":
         if doc["mechanism"] is not None:
             raise MalformedCertificate("a mu_gdp value has no mechanism (mechanism must be null)")
