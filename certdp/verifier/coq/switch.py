@@ -29,6 +29,9 @@ from certdp.verifier.coq.terms import Unsupported, q
 
 #: Most cells the Coq script writes on either side of the bracket.
 MAX_CELLS = 1_500
+#: Narrowest cell the guide splits (relative); a cell it cannot prove at this width is written out as
+#: it is, so a bracket that misses the maximiser makes coqc fail (INVALID) instead of a refusal.
+MIN_WIDTH = Fraction(1, 2 ** 120)
 
 
 def _naive_terms(mech: Any) -> tuple[str, str, str]:
@@ -61,6 +64,12 @@ def _cells(mech: Any, a: Fraction, b: Fraction, qs: Fraction, sign: int) -> list
             v = (1 - mech.naive_ball(to_ball(hi))) / (1 + to_ball(lo).exp())
             if v.is_finite() and v < qs_b:
                 kind = "B"
+        if kind is None and hi - lo <= MIN_WIDTH * max(1, abs(hi)):
+            # no proof down to this width (a bracket that misses the maximiser): this cell and the rest
+            # are written out as S-cells, and coqc rejects the first false one (INVALID, never a pass)
+            out.append(("S", lo, hi))
+            out.extend(("S", a1, b1) for a1, b1 in reversed(stack))
+            return out
         if kind is not None:
             out.append((kind, lo, hi))
             continue
@@ -103,7 +112,7 @@ def translate_switch(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi:
           f"Proof. apply switch_q_above; unfold qs; {num}. Qed.\n"
           f"Lemma q_r0_pos : 0 < switch_q dn {R0}. Proof. pose proof q_r0. unfold qs in *. lra. Qed.",
           "q(r0) >= qs > 0 (the reference value)")
-    bisect = f"intros y Hy; {num.replace('interval with (', 'interval with (i_bisect y, i_depth 20, ')}"
+    bisect = f"intros y Hy; {num.replace('interval with (', 'interval with (i_bisect y, i_depth 8, ')}"
     s.add(f"Lemma left_{len(left)} : left_ok dn {R0} {R0}. Proof. apply switch_left_base. Qed.")
     for i in range(len(left) - 1, -1, -1):
         kind, a, b = left[i]
