@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from flint import arb
 
 from certdp.numerics.ball import to_ball, working_precision
-from certdp.verifier.coq.terms import Unsupported, q
+from certdp.verifier.coq.terms import ClaimRefused, Unsupported, q
 
 #: Most cells the Coq script writes on either side of the bracket.
 MAX_CELLS = 1_500
@@ -82,7 +82,6 @@ def _cells(mech: Any, a: Fraction, b: Fraction, qs: Fraction, sign: int) -> list
 def translate_switch(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi: Fraction,
                      verdict: tuple[str, Fraction, Fraction] | None) -> None:
     """Add the switch-point proof and ``certdp_claim`` to the script ``s``."""
-    from certdp.verifier.coq.translate import ClaimRefused  # noqa: PLC0415
     from certdp.verifier.facts import assumptions_of  # noqa: PLC0415
     from certdp.verifier.switch import bracket_of, naive_mechanism, q_ball  # noqa: PLC0415
 

@@ -25,6 +25,10 @@ class Unsupported(InputError):
     """A certificate the Coq kernel cannot state yet (the message says why; exit 2, never VALID)."""
 
 
+class ClaimRefused(Exception):
+    """The claim fails before any arithmetic (INVALID with this step)."""
+
+
 def q(x: Fraction | int) -> str:
     """An exact rational as a Coq real literal."""
     x = Fraction(x)

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from certdp.verifier.coq import guide as G
-from certdp.verifier.coq.terms import Unsupported, gaussian_mu, monotone_lemma, profile, q
+from certdp.verifier.coq.terms import ClaimRefused, Unsupported, gaussian_mu, monotone_lemma, profile, q
 from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 
 #: Kinds the Coq kernel refuses, with the reason.
@@ -234,10 +234,6 @@ AND = " /\\ "
 
 class Deep(Unsupported):
     """A lemma whose Φ integrals would need more bits than the kernel asks of Interval."""
-
-
-class ClaimRefused(Exception):
-    """The claim fails before any arithmetic (INVALID with this step)."""
 
 
 def _start(doc: Mapping[str, Any], prec: int, boost: float, prof: str | None) -> Script:
