@@ -740,3 +740,28 @@ Qed.
 (** A number below q(r): qs <= (1 - d r)/(1 + e^r) with d r < 1. *)
 Lemma switch_q_above : forall d r qs, d r < 1 -> qs <= (1 - d r) / (1 + exp r) -> qs <= switch_q d r.
 Proof. intros d r qs H1 H. rewrite switch_q_lt1 by exact H1. exact H. Qed.
+
+(** q attains its maximum: on [r0, r1] (where δ̂ < 1) q is (1 − δ̂)/(1 + eˣ), continuous. *)
+Theorem switch_exists : forall (d d' : R -> R) r0 r1, naive_ok d d' -> 0 < r0 -> r0 <= r1 -> d r0 < 1 ->
+  left_ok d 0 r0 -> (forall x, r1 < x -> switch_q d x < Rmax (switch_q d r0) (switch_q d r1)) ->
+  exists x, 0 < x /\ forall y, 0 < y -> switch_q d y <= switch_q d x.
+Proof.
+  intros d d' r0 r1 Hok H0 H01 Hd L R. destruct Hok as [Hn [Hm Hd']].
+  assert (Hlt : forall y, r0 <= y -> d y < 1) by (intros y Hy; pose proof (Hm r0 y H0 Hy); lra).
+  set (g := fun y => (1 - d y) / (1 + exp y)).
+  assert (C : forall c, r0 <= c <= r1 -> continuity_pt g c).
+  { intros c Hc. apply continuity_pt_filterlim.
+    apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). eexists.
+    apply (switch_q_derive d d' c); [lra | apply Hd'; lra]. }
+  destruct (continuity_ab_maj g r0 r1 H01 C) as [m [Hmax Hm01]].
+  assert (Q : forall y, r0 <= y <= r1 -> switch_q d y = g y) by (intros y Hy; apply switch_q_lt1, Hlt; lra).
+  exists m. split; [lra|]. intros y Hy.
+  rewrite (Q m Hm01).
+  destruct (Rlt_or_le y r0) as [Hy0|Hy0].
+  - pose proof (L y ltac:(lra) Hy). pose proof (Hmax r0 ltac:(lra)). rewrite (Q r0 ltac:(lra)) in H. lra.
+  - destruct (Rle_or_lt y r1) as [Hy1|Hy1].
+    + rewrite (Q y ltac:(lra)). apply Hmax. lra.
+    + pose proof (R y Hy1). pose proof (Hmax r0 ltac:(lra)). pose proof (Hmax r1 ltac:(lra)).
+      rewrite (Q r0 ltac:(lra)) in H. rewrite (Q r1 ltac:(lra)) in H.
+      unfold Rmax in H. destruct (Rle_dec _ _); lra.
+Qed.

@@ -73,8 +73,9 @@ def test_a_switch_point_becomes_one_coq_theorem_over_cells():
     text = translate(SGD).text
     assert "switch_bracket" in text and "Definition dn : R -> R := (sgd_naive (1) (1))." in text
     assert text.count("switch_left_S") >= 10 and text.count("switch_right_S") >= 10
-    assert ("Theorem certdp_claim : forall x, 0 < x -> (forall y, 0 < y -> switch_q dn y <= switch_q dn x) -> "
-            "x < (2373 / 2000) \\/ (19 / 16) < x.") in text  # REFUTED against [1.1865, 1.1875]
+    assert ("Theorem certdp_claim : (exists x, 0 < x /\\ forall y, 0 < y -> switch_q dn y <= switch_q dn x) /\\ "
+            "(forall x, 0 < x -> (forall y, 0 < y -> switch_q dn y <= switch_q dn x) -> "
+            "x < (2373 / 2000) \\/ (19 / 16) < x).") in text  # REFUTED against [1.1865, 1.1875]
     code = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
     assert not re.search(r"\d\.\d|\de-?\d", code)  # exact rationals only
     assert "icea_naive" in translate(ICEA).text

@@ -10,9 +10,10 @@ script proves, from the library's lemmas (``switch_left_S``/``_B``, ``switch_rig
 * on each cell of [r1, T]: δ̂(a) < 1 and S > 0 (q decreases) or the same bound; beyond T,
   q ≤ 1/(1 + eˣ) < 1/(1 + e^T) < qs;
 
-so that every maximiser of q on (0, ∞) lies in [r0, r1], and ``certdp_claim`` states it lies in
-[lo, hi] (``switch_eps``) or that min(1, δ̂) there lies in [lo, hi] (``switch_delta``), and the
-verdict against the printed number.
+so that every maximiser of q on (0, ∞) lies in [r0, r1], and one exists (q is continuous on the
+bracket, where δ̂(r0) < 1: ``switch_exists``); ``certdp_claim`` states that q has a maximiser and
+every maximiser lies in [lo, hi] (``switch_eps``) or has min(1, δ̂) in [lo, hi] (``switch_delta``),
+and the verdict against the printed number.
 
 The cells are chosen here with balls (a guide, never an answer: a wrong cell only makes coqc fail).
 """
@@ -147,6 +148,11 @@ def translate_switch(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi:
           f"{R0} <= x <= {R1}.\n"
           f"Proof. exact (switch_bracket dn {R0} {R1} ltac:(lra) ltac:(lra) left_0 beyond). Qed.",
           "every maximiser of q lies in the bracket")
+    s.add(f"Lemma d_r0_lt1 : dn {R0} < 1. Proof. {num}. Qed.\n"
+          f"Lemma exists_max : exists x, 0 < x /\\ forall y, 0 < y -> switch_q dn y <= switch_q dn x.\n"
+          f"Proof. exact (switch_exists dn dn' {R0} {R1} ok ltac:(lra) ltac:(lra) d_r0_lt1 left_0 beyond). Qed.",
+          "q attains its maximum (continuous on the bracket)")
+    exists = "(exists x, 0 < x /\\ forall y, 0 < y -> switch_q dn y <= switch_q dn x) /\\ "
     stmt = "forall x, 0 < x -> (forall y, 0 < y -> switch_q dn y <= switch_q dn x) -> "
     L, H = q(lo), q(hi)
     if qty == "switch_eps":
@@ -165,12 +171,13 @@ def translate_switch(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi:
               "min(1, delta-hat) on the bracket inside [lo, hi]")
         what = value
     if verdict is None:
-        s.add(f"Theorem certdp_claim : {stmt}{L} <= {value} <= {H}.\nProof. exact enclosure. Qed.")
+        s.add(f"Theorem certdp_claim : {exists}({stmt}{L} <= {value} <= {H}).\n"
+              "Proof. split; [exact exists_max | exact enclosure]. Qed.")
     else:
         v, a, b = verdict
         body = f"{q(a)} <= {what} <= {q(b)}" if v == "CONFIRMED" else f"{what} < {q(a)} \\/ {q(b)} < {what}"
-        s.add(f"Theorem certdp_claim : {stmt}{body}.\n"
-              f"Proof. intros x Hx Hm. pose proof (enclosure x Hx Hm). lra. Qed.",
+        s.add(f"Theorem certdp_claim : {exists}({stmt}{body}).\n"
+              f"Proof. split; [exact exists_max |]. intros x Hx Hm. pose proof (enclosure x Hx Hm). lra. Qed.",
               f"the enclosure [lo, hi] against the printed interval ({v})")
 
 
