@@ -16,6 +16,12 @@ in one theorem, ``certdp_claim``, that states the claim itself:
   ``mu_lower``: no μ' < mu_lower makes δ_A ≤ δ_μ' hold; ``not_gdp``: the witness
   refutes δ_A ≤ δ_μ.
 
+* ``value`` ``switch_eps`` / ``switch_delta``: q has a maximiser and every maximiser lies in
+  [lo, hi] (:mod:`certdp.verifier.coq.switch`).
+
+A Gaussian profile deeper in its tail than the Φ integrals reach is bounded by the library's
+Mills-ratio lemma ``delta_mu_tail`` instead (:meth:`Script.tail_lemma`).
+
 Structure (field names, mechanism spec, stated assumptions) is validated by the
 checker's own validators first, so the three kernels agree on what is malformed.
 Other kinds are refused (:class:`Unsupported`) with the reason.
