@@ -91,3 +91,30 @@ def test_deep_tails_under_coqc(kind, eps, delta, valid, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == (0 if valid else 1), out
     assert out.startswith("VALID" if valid else "INVALID")
+
+
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_no_false_deep_tail_claim_is_valid(tmp_path):
+    """A tamper campaign on the Mills route: δ scaled by factors near and far from 1 around
+    the truth δ_6(100) = 2.4344e-43 (mpmath); a false claim is never VALID (INVALID, or
+    refused when the Mills bounds cannot decide), and the clear true claims are VALID."""
+    from certdp.verifier.coq.run import verify as verify_with_coq
+
+    truth = Fraction(mpmath.nstr(_truth(100), 30))
+    counts = {"false": 0, "false_valid": 0, "true_valid": 0}
+    for kind in ("dp", "not_dp"):
+        for factor in (Fraction(1, 2), Fraction(99, 100), Fraction(101, 100), Fraction(2)):
+            delta = truth * factor
+            path = tmp_path / f"{kind}-{factor.numerator}.json"
+            path.write_text(json.dumps(_doc(kind, "100", str(delta))))
+            holds = delta >= truth if kind == "dp" else delta < truth
+            try:
+                valid = verify_with_coq(str(path)).valid
+            except Unsupported:
+                valid = False  # refused (exit 2): never a pass
+            counts["false"] += not holds
+            counts["false_valid"] += valid and not holds
+            counts["true_valid"] += valid and holds
+            assert not (valid and not holds), (kind, factor)
+    assert counts["false"] == 4 and counts["false_valid"] == 0 and counts["true_valid"] >= 2, counts
