@@ -18,7 +18,7 @@ from proofs.core import ProofResult, Step, conclude
 
 NAME = "coq-library"
 STATEMENT = ("Coq (Coquelicot + Interval): delta_mu monotone in eps and mu, delta_mu >= 0, the monotone and "
-             "mean-value cell lemmas; Liu et al. 2022 Thm 3.1, 3.2, 5.1 (optimality); Guingona et al. 2023 Lemma 2.3")
+             "mean-value cell lemmas, Mills' ratio bounds of delta_mu's tail, the switch-point bracket; Liu et al. 2022 Thm 3.1, 3.2, 5.1 (optimality); Guingona et al. 2023 Lemma 2.3")
 SOURCE = "proofs/coq/CertDP.v, proofs/coq/Papers.v (proofs/coq/README.md)"
 
 #: theorem -> what it states (Print Assumptions is checked for each)
@@ -29,6 +29,11 @@ THEOREMS = {
     "CertDP.cells_cover_head": "cells covering [0, eps_h] give (eps_h, mu)-head GDP",
     "CertDP.first_order_cell": "the monotone cell inequality (Liu et al. 2022 Thm 4.6)",
     "CertDP.laplace_cell2": "Laplace's second-order (mean value) cell",
+    "CertDP.mills_upper": "Mills' ratio (Gordon 1941): Phi(-t) <= phi(t)/t for t > 0",
+    "CertDP.mills_lower": "Mills' ratio (Gordon 1941): phi(t) t/(t^2 + 1) <= Phi(-t) for t > 0",
+    "CertDP.delta_mu_tail": "two-sided bounds on delta_mu in its tail, free of cancellation",
+    "CertDP.switch_bracket": "every maximiser of a refined profile's q lies in the proved bracket (Liu et al. 2022 App. B)",
+    "CertDP.switch_exists": "q attains its maximum (continuous on the bracket)",
     "Papers.liu2022_thm31": "Liu et al. 2022 Thm 3.1, corrected partial order (explicit hypotheses)",
     "Papers.liu2022_thm32": "Liu et al. 2022 Thm 3.2: delta_mu as the hockey-stick integral",
     "Papers.liu2022_thm51_optimal": "Liu et al. 2022 Thm 5.1, optimality of mu",

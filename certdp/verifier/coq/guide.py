@@ -35,6 +35,18 @@ def dmu(mu: Fraction, eps: Fraction) -> Callable[[], arb]:
     return lambda: delta_mu_ball(to_ball(mu), to_ball(eps))
 
 
+def mills(mu2: Fraction, eps: Fraction, upper: bool) -> Callable[[], arb]:
+    """The library's ``delta_mu_tail`` bound on δ_μ(ε) (μ = √mu2, ε/μ > μ/2): with
+    a = ε/μ − μ/2, b = ε/μ + μ/2, φ(a)(1/a − b/(b² + 1)) (upper) or φ(a)(a/(a² + 1) − 1/b)."""
+    def value() -> arb:
+        mu = to_ball(mu2).sqrt()
+        e = to_ball(eps)
+        a, b = e / mu - mu / 2, e / mu + mu / 2
+        phi = (-a * a / 2).exp() / (2 * arb.pi()).sqrt()
+        return phi * (1 / a - b / (b * b + 1)) if upper else phi * (a / (a * a + 1) - 1 / b)
+    return value
+
+
 def const(x: Fraction) -> Callable[[], arb]:
     return lambda: to_ball(x)
 
@@ -55,6 +67,17 @@ def bits(lhs: Callable[[], arb], rhs: Callable[[], arb], eps: Fraction = Fractio
     if n > MAX_BITS:
         raise TooDeep(n)
     return n
+
+
+def relative_bits(lhs: Callable[[], arb], rhs: Callable[[], arb]) -> int:
+    """Bits for lhs <= rhs measured relative to |rhs| (log2(|rhs| / |rhs - lhs|) + 12), capped at
+    MAX_BITS: for goals free of cancelling integrals, whose floats carry their own exponent."""
+    with working_precision(320):
+        a, b = lhs(), rhs()
+        if not (a.is_finite() and b.is_finite()) or (b - a).mid() == 0 or b.mid() == 0:
+            return MAX_BITS
+        need = float((abs(b).mid() / abs(b - a).mid()).log() / arb(2).log()) + 12
+    return max(MIN_BITS, min(MAX_BITS, int(math.ceil(need))))
 
 
 def laplace_second_order(scale: Fraction, sens: Fraction, mu: Fraction, a: Fraction, b: Fraction) -> Callable[[], arb]:

@@ -25,6 +25,10 @@ class Unsupported(InputError):
     """A certificate the Coq kernel cannot state yet (the message says why; exit 2, never VALID)."""
 
 
+class ClaimRefused(Exception):
+    """The claim fails before any arithmetic (INVALID with this step)."""
+
+
 def q(x: Fraction | int) -> str:
     """An exact rational as a Coq real literal."""
     x = Fraction(x)
@@ -86,6 +90,20 @@ def _binomial(m: Any) -> str:
             terms.append(f"{comb(k, i)} * {q(qq)} ^ {i} * {q(1 - qq)} ^ {k - i} * "
                          f"Rmax (({q(qq)} / {q(1 - qq)}) ^ {k - 2 * i} - exp eps) 0")
     return "(fun eps : R => " + " + ".join(terms) + ")"
+
+
+def gaussian_mu(m: Any) -> tuple[str, Fraction] | None:
+    """(Coq term of μ, μ²) when the mechanism's profile is δ_μ itself (gaussian, gaussian_dp,
+    a composition of Gaussians), for the library's tail bounds ``delta_mu_tail``; else None."""
+    name = m.name
+    if name in ("gaussian", "gaussian_dp"):
+        return q(m.mu), Fraction(m.mu) ** 2
+    if name == "subsample" and m.rate == 1 or name == "compose" and m.k == 1:
+        return gaussian_mu(m.mechanism)
+    if name == "compose" and m.gdp_mu_squared() is not None:
+        mu2 = Fraction(m.gdp_mu_squared())
+        return f"(sqrt {q(mu2)})", mu2
+    return None
 
 
 def monotone_lemma(m: Any) -> str:

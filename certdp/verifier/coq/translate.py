@@ -16,6 +16,12 @@ in one theorem, ``certdp_claim``, that states the claim itself:
   ``mu_lower``: no μ' < mu_lower makes δ_A ≤ δ_μ' hold; ``not_gdp``: the witness
   refutes δ_A ≤ δ_μ.
 
+* ``value`` ``switch_eps`` / ``switch_delta``: q has a maximiser and every maximiser lies in
+  [lo, hi] (:mod:`certdp.verifier.coq.switch`).
+
+A Gaussian profile deeper in its tail than the Φ integrals reach is bounded by the library's
+Mills-ratio lemma ``delta_mu_tail`` instead (:meth:`Script.tail_lemma`).
+
 Structure (field names, mechanism spec, stated assumptions) is validated by the
 checker's own validators first, so the three kernels agree on what is malformed.
 Other kinds are refused (:class:`Unsupported`) with the reason.
@@ -29,7 +35,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from certdp.verifier.coq import guide as G
-from certdp.verifier.coq.terms import Unsupported, monotone_lemma, profile, q
+from certdp.verifier.coq.terms import ClaimRefused, Unsupported, gaussian_mu, monotone_lemma, profile, q
 from certdp.verifier.schema import GDP_KINDS, MalformedCertificate, validate_gdp, validate_top
 
 #: Kinds the Coq kernel refuses, with the reason.
@@ -40,6 +46,10 @@ REFUSED = {
     "not_gdp_except": "its evidence is a privacy-loss distribution (PLD accountant), which the Coq library does not state yet",
     "adp_not_prdp": "the ADP/PrDP counterexamples are not translated to Coq yet",
 }
+#: Why a σ-formula's noise refinement is refused (see proofs/coq/README.md).
+REFINED_REASON = ("the noise refinement of a sigma-formula minimises f(x, delta0(x)) for the certificate's own "
+                  "formula, a user expression that only certdp's sympy parser reads; the Coq kernel imports no "
+                  "sympy and has no trusted expression-to-Coq printer yet")
 PLD_EVIDENCE = ("pld", "pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower")
 
 HEADER = """\
@@ -98,15 +108,45 @@ class Script:
         try:
             rel = bits(lhs, rhs, eps) if lhs is not None else MIN_BITS
         except TooDeep as err:
-            raise Unsupported(f"{step}: needs about {err.args[0]} bits of the Gaussian integrals; the Coq kernel "
-                              "writes Phi as 1/2 + the integral of phi from 0 and does not reach such deep tails "
-                              "yet") from None
+            raise Deep(f"{step}: needs about {err.args[0]} bits of the Gaussian integrals; the Coq kernel "
+                       "writes Phi as 1/2 + the integral of phi from 0 and does not reach such deep tails "
+                       "(beyond its Mills-ratio bounds of a Gaussian profile's tail)") from None
         rel = min(self.prec, int(rel * self.boost))
         if rel not in self.tactics:
             self.tactics.add(rel)
             self.add(NUM_TACTIC.format(prec=rel + 30, relwidth=rel, rel=rel, unfold=self.unfold,
                                         degree=min(40, max(10, rel // 2))))  # Taylor degree: 4x faster at 68 bits
         self.add(f"Lemma {name} : {statement}.\nProof. {apply}certdp_num_{rel}. Qed.", step)
+
+    def tail_lemma(self, name: str, mu: tuple[str, Fraction], e: Fraction, bound: Fraction, rel: str,
+                   upper: bool, step: str, claim_holds: bool) -> None:
+        """``Lemma name : prof e rel bound`` (upper) or ``bound rel prof e`` for a Gaussian profile δ_μ
+        deep in its tail (ε/μ > μ/2), from the library's ``delta_mu_tail`` (Mills' ratio, Gordon 1941)
+        and one ``interval`` goal on φ(a)(…) — no cancelling Φ integrals.  Unsupported when those
+        bounds are too loose for a claim the guide finds true (a false claim is written out, and
+        coqc rejects it)."""
+        from certdp.verifier.coq.guide import MIN_BITS, const, margin, mills  # noqa: PLC0415
+
+        mu_term, mu2 = mu
+        if not 2 * e > mu2:
+            raise Unsupported(f"{step}: deeper than the Gaussian integrals reach, and eps = {e} is not in the "
+                              "tail eps/mu > mu/2 where the library's Mills-ratio bounds apply")
+        lhs, rhs = (mills(mu2, e, True), const(bound)) if upper else (const(bound), mills(mu2, e, False))
+        gap = margin(lhs, rhs)
+        if claim_holds and not (gap is not None and (gap > 0 or rel == "<=" and gap == 0)):
+            raise Unsupported(f"{step}: the claim is closer to delta_mu than the library's two-term Mills-ratio "
+                              "bounds (Gordon 1941) reach in this Gaussian tail")
+        need = G.relative_bits(lhs, rhs)  # both sides are tiny here: Interval's floats need relative bits
+        prec = max(MIN_BITS, min(self.prec, int(need * self.boost))) + 30
+        E, B = q(e), q(bound)
+        hyp = f"(delta_mu_tail {mu_term} {E} ltac:(first [lra | interval]) ltac:(first [lra | interval]))"
+        trans = {"<=": "Rle_trans", "<": "Rlt_le_trans"}[rel]
+        if upper:
+            statement, use = f"prof {E} {rel} {B}", f"eapply Rle_trans; [exact (proj2 {hyp}) |]"
+        else:
+            statement, use = f"{B} {rel} prof {E}", f"eapply {trans}; [| exact (proj1 {hyp})]"
+        self.add(f"Lemma {name} : {statement}.\nProof.\n  unfold prof. {use}.\n"
+                 f"  unfold phi. interval with (i_prec {prec}).\nQed.", step + " (Mills-ratio tail bounds)")
 
     def step_at(self, line: int) -> str | None:
         for first, last, what in self.steps:
@@ -154,17 +194,35 @@ def translate(doc: Mapping[str, Any], boost: float = 1.0) -> Script:
         s = _start(doc, prec, boost, profile(mech))
         e, d = q(eps), q(delta)
         if kind == "dp":
-            s.lemma("step_dp", f"prof {e} <= {d}", f"delta_M({doc['claim']['eps']}) <= {doc['claim']['delta']}",
-                    G.prof(mech, eps), G.const(delta), eps)
+            _prof_lemma(s, mech, "step_dp", eps, delta, "<=", True,
+                        f"delta_M({doc['claim']['eps']}) <= {doc['claim']['delta']}")
             s.add(f"Theorem certdp_claim : prof {e} <= {d}.\nProof. exact step_dp. Qed.")
         else:
-            s.lemma("step_not_dp", f"{d} < prof {e}", f"delta_M({doc['claim']['eps']}) > {doc['claim']['delta']}",
-                    G.const(delta), G.prof(mech, eps), eps)
+            _prof_lemma(s, mech, "step_not_dp", eps, delta, "<", False,
+                        f"delta_M({doc['claim']['eps']}) > {doc['claim']['delta']}")
             s.add(f"Theorem certdp_claim : {d} < prof {e}.\nProof. exact step_not_dp. Qed.")
         return _end(s)
     if kind == "value":
         return _value(doc, prec, boost)
     raise MalformedCertificate(f"unknown claim kind {kind!r}")
+
+
+def _prof_lemma(s: Script, mech: Any, name: str, e: Fraction, bound: Fraction, rel: str, upper: bool,
+                step: str) -> None:
+    """``name : prof e rel bound`` (upper) or ``bound rel prof e``: the Φ integrals, or, for a
+    Gaussian profile deeper in its tail than they reach, the library's Mills-ratio bounds."""
+    E, B = q(e), q(bound)
+    statement = f"prof {E} {rel} {B}" if upper else f"{B} {rel} prof {E}"
+    lhs, rhs = (G.prof(mech, e), G.const(bound)) if upper else (G.const(bound), G.prof(mech, e))
+    try:
+        s.lemma(name, statement, step, lhs, rhs, e)
+    except Deep:
+        mu = gaussian_mu(mech)
+        if mu is None:
+            raise
+        gap = G.margin(lhs, rhs)  # a guide: whether the claim looks true (coqc decides)
+        holds = gap is None or gap > 0 or rel == "<=" and gap == 0
+        s.tail_lemma(name, mu, e, bound, rel, upper, step, holds)
 
 
 def _facts(doc: Mapping[str, Any], mech: Any) -> None:
@@ -180,8 +238,8 @@ def _facts(doc: Mapping[str, Any], mech: Any) -> None:
 AND = " /\\ "
 
 
-class ClaimRefused(Exception):
-    """The claim fails before any arithmetic (INVALID with this step)."""
+class Deep(Unsupported):
+    """A lemma whose Φ integrals would need more bits than the kernel asks of Interval."""
 
 
 def _start(doc: Mapping[str, Any], prec: int, boost: float, prof: str | None) -> Script:
@@ -211,9 +269,8 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
     from certdp.verifier.check_value import REFINED, SWITCH, validate  # noqa: PLC0415
 
     claim, qty, at, lo, hi = validate(doc)
-    if qty in SWITCH + REFINED:
-        raise Unsupported(f"value {qty!r}: the switch point / noise refinement of a sigma-formula is not "
-                          "stated in Coq yet")
+    if qty in REFINED:
+        raise Unsupported(f"value {qty!r}: {REFINED_REASON}")
     if lo < 0:
         raise ClaimRefused("the quantity is non-negative; claim.lo < 0 is not a proved lower end")
     verdict = None
@@ -225,6 +282,12 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
             raise MalformedCertificate("claim.verdict must be CONFIRMED or REFUTED")
         verdict = (claim["verdict"], *printed_interval(claim["reported"], claim["rounding"]))
     L, H = q(lo), q(hi)
+    if qty in SWITCH:
+        from certdp.verifier.coq.switch import translate_switch  # noqa: PLC0415
+
+        s = _start(doc, prec, boost, None)
+        translate_switch(s, doc, qty, lo, hi, verdict)
+        return _end(s)
     if qty == "mu_gdp":
         if doc["mechanism"] is not None:
             raise MalformedCertificate("a mu_gdp value has no mechanism (mechanism must be null)")
@@ -271,21 +334,21 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
     s = _start(doc, prec, boost, profile(mech))
     if qty == "delta":
         e = q(at["eps"])
-        s.lemma("step_hi", f"prof {e} <= {H}", "delta_M(eps) <= hi", G.prof(mech, at["eps"]), G.const(hi), at["eps"])
+        _prof_lemma(s, mech, "step_hi", at["eps"], hi, "<=", True, "delta_M(eps) <= hi")
         conj = [f"prof {e} <= {H}"]
         if lo > 0:
-            s.lemma("step_lo", f"{L} <= prof {e}", "delta_M(eps) >= lo", G.const(lo), G.prof(mech, at["eps"]), at["eps"])
+            _prof_lemma(s, mech, "step_lo", at["eps"], lo, "<=", False, "delta_M(eps) >= lo")
             conj.insert(0, f"{L} <= prof {e}")
         s.add(f"Theorem certdp_claim : {AND.join(conj)}.\nProof. "
               + ("split; [exact step_lo | exact step_hi]" if lo > 0 else "exact step_hi") + ". Qed.")
     else:
         d = q(at["delta"])
-        s.lemma("step_hi", f"prof {H} <= {d}", "delta_M(hi) <= delta: the smallest eps is at most hi",
-                G.prof(mech, hi), G.const(at["delta"]), hi)
+        _prof_lemma(s, mech, "step_hi", hi, at["delta"], "<=", True,
+                    "delta_M(hi) <= delta: the smallest eps is at most hi")
         conj = [f"prof {H} <= {d}"]
         if lo > 0:
-            s.lemma("step_lo", f"{d} < prof {L}", "delta_M(lo) > delta: the smallest eps exceeds lo",
-                    G.const(at["delta"]), G.prof(mech, lo), lo)
+            _prof_lemma(s, mech, "step_lo", lo, at["delta"], "<", False,
+                        "delta_M(lo) > delta: the smallest eps exceeds lo")
             conj.append(f"{d} < prof {L}")
         s.add(f"Theorem certdp_claim : {AND.join(conj)}.\nProof. "
               + ("split; [exact step_hi | exact step_lo]" if lo > 0 else "exact step_hi") + ". Qed.")
