@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from flint import arb
 
-from certdp.numerics.ball import to_ball, working_precision
+from certdp.verifier.ball import to_ball, working_precision
 from certdp.verifier.coq.terms import ClaimRefused, Unsupported, q
 
 #: Most cells the Coq script writes on either side of the bracket.
@@ -183,7 +183,7 @@ def translate_switch(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi:
 
 def _below(x: arb) -> Fraction:
     """A dyadic rational below the ball x (x > 0), 2^-60 relative below its lower end."""
-    from certdp.numerics.ball import dyadic_to_fraction  # noqa: PLC0415
+    from certdp.verifier.ball import dyadic_to_fraction  # noqa: PLC0415
 
     low = dyadic_to_fraction(x.lower())
     step = Fraction(1, 2 ** 80)
