@@ -25,9 +25,9 @@ follow the versions of the papers the project was built from):
   approximations of privacy loss distributions*, PETS 2022.
 """
 
-from certdp.errors import BudgetExceeded, CertdpError, InputError, PrecisionError
+# the exceptions' home is the checker's kernel (certdp.errors names the same module)
+from certdp.verifier.errors import BudgetExceeded, CertdpError, InputError, PrecisionError
 
-from certdp.meta import VERSION as __version__  # noqa: E402  (read from package metadata)
 
 #: The public API (:mod:`certdp.api`), loaded on first use so that ``import
 #: certdp`` stays light: one vocabulary for everything the CLI can do.
@@ -39,6 +39,10 @@ _KERNEL = ("Phi", "Phi_inv", "log_Phi", "mills_ratio", "mu_from_eps_delta", "eps
 
 
 def __getattr__(name: str):  # noqa: ANN202 - PEP 562 lazy attributes
+    if name == "__version__":  # read from the package metadata on first use (the checker never asks)
+        from certdp.meta import VERSION  # noqa: PLC0415
+
+        return VERSION
     if name in API:
         from certdp import api  # noqa: PLC0415
 

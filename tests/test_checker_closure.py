@@ -63,8 +63,10 @@ argument in check_gdp, the cell tests in verifier.cells, the PLD composition in 
 the PLD re-derivations and the switch point loaded by evidence): 54 modules, 10,120 lines
 (the aliases and the splits add modules, not code); without sympy 24 modules, 3,958 lines; with
 fixed_point_units refusing mass balls too wide for a probability (a FLINT abort before) 10,137
-and 3,975.  What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,129–3,166
-lines (7,208 before for a DP-SGD certificate).
+and 3,975.  With ``import certdp`` loading neither the errors alias nor the package metadata
+(``certdp.__version__`` on first use): 59 modules, 11,456 lines; without sympy 22 modules, 3,951.
+What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,117–3,154 lines (7,208
+before for a DP-SGD certificate).
 """
 
 from __future__ import annotations
@@ -78,8 +80,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 60
-MAX_LINES = 11_480
+MAX_MODULES = 59
+MAX_LINES = 11_460
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -110,7 +112,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 3_980
+MAX_SYMPY_FREE_LINES = 3_960
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:
