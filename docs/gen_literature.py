@@ -248,10 +248,11 @@ def render(rows=None) -> str:
             f"INCONCLUSIVE: {pending} claims on mechanisms certdp cannot name yet (*Not yet auditable* below)"
             + "".join(f"; `{c.id}`: {v.detail}" for c, v in undecided) + ".",
             f"{certs} of {sum(counts.get(k, 0) for k in ('CONFIRMED', 'REFUTED'))} decided claims have a certificate "
-            "(`dp` guarantees, confirmed or refuted by a witness ε at which δ exceeds the claim, and μ conversions). "
-            "The others are value claims (a printed ε, or δ at a fixed ε) on accountant answers; the writer "
-            "gives the reason: " + "; ".join(f"\"{r}\"" for r in uncert) + ". Their verdicts are certified in "
-            "the audit but not yet independently re-checked.",
+            "(`dp` guarantees, confirmed or refuted by a witness ε at which δ exceeds the claim, μ conversions, "
+            "and value claims on closed forms and accountant answers)." + (
+                " The others are value claims (a printed ε, or δ at a fixed ε) on accountant answers; the writer "
+                "gives the reason: " + "; ".join(f"\"{r}\"" for r in uncert) + ". Their verdicts are certified in "
+                "the audit but not yet independently re-checked." if uncert else ""),
             ""]
     def span(rows_):
         lo = min(b[0] for *_, b in rows_)

@@ -246,11 +246,12 @@ PROFILE_TAU = Fraction(1, 10**16)
 PROFILE_FLAT = Fraction(1, 10**6)
 
 
-def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
+def profile_pld_evidence(spec: str, h: Fraction, tail: Fraction = PROFILE_TAIL) -> dict[str, Any] | None:
     """Evidence ``pld_profile`` for ``compose(M, k=n)`` with M closed-form in the checker's
     table: the knots of the certified lower convex hull of M's sampled profile on the grid
     h (:func:`certdp.analyses.accountants.discretise._hull_breakpoints`), computed from the
-    checker's own samples so that it re-derives the same chain.  None when M's profile
+    checker's own samples so that it re-derives the same chain, sampled until the profile is
+    below ``tail`` (what is left goes to +∞: a tiny δ needs a tiny tail).  None when M's profile
     pair cannot be built (the completion's mass at 0 is not proved >= 0)."""
     from certdp.analyses.accountants.discretise import _hull_breakpoints  # noqa: PLC0415
     from certdp.verifier.check_pld import MAX_GRID  # noqa: PLC0415
@@ -268,12 +269,12 @@ def profile_pld_evidence(spec: str, h: Fraction) -> dict[str, Any] | None:
         while True:
             check_budget("sampling the profile for the certificate", i, None)
             D += profile_samples(base, h, tuple(range(i, i + 256)))
-            if D[-1] == 0 or upper_bound(D[-1]) <= to_ball(PROFILE_TAIL) or len(D) >= MAX_GRID // 2:
+            if D[-1] == 0 or upper_bound(D[-1]) <= to_ball(tail) or len(D) >= MAX_GRID // 2:
                 break
             if len(D) > 256 and not upper_bound(D[-1]) < lower_bound(D[-257]) * (1 - to_ball(PROFILE_FLAT)):
                 break  # flat over 256 grid steps: the mass at +∞ (δ0 > 0); the rest goes there
             i += 256
-        last = next((j for j, v in enumerate(D) if v == 0 or v <= to_ball(PROFILE_TAIL)), len(D) - 1)
+        last = next((j for j, v in enumerate(D) if v == 0 or v <= to_ball(tail)), len(D) - 1)
         chain = _hull_breakpoints(D[:last + 1], h)
         if chain is None:
             knots = _hull_breakpoints(D[:last + 1], h, check_zero=False)[0]
@@ -500,11 +501,14 @@ def composition_spec(items: list[tuple[Any, int]]) -> str:
     return "compose_all(" + ", ".join((m if k == 1 else Compose(m, k)).spec() for m, k in items) + ")"
 
 
-def composition_evidence(items: list[tuple[Any, int]], h: Fraction) -> dict[str, Any] | None:
+def composition_evidence(items: list[tuple[Any, int]], h: Fraction,
+                         tau: Fraction | None = None) -> dict[str, Any] | None:
     """Evidence ``pld_items`` on the grid h (:func:`certdp.verifier.check_profile_pld.items_delta_upper`):
     null for an item the checker reads as (subsampled) Gaussians, "atoms" for pure or
     approximate DP (its exact pair), else the knots of its profile pair; None when an
-    item's pair cannot be built."""
+    item's pair cannot be built.  ``tau``: the truncation a tiny δ needs (the engine's
+    :meth:`~certdp.analyses.accountants.pld.PLDAccountant._tau_for`; its bits follow, and the
+    profile pairs are sampled that far down)."""
     from certdp.analyses.accountants.pld import PLDAccountant  # noqa: PLC0415
     from certdp.verifier.check_pld import subsampled_gaussians  # noqa: PLC0415
     from certdp.verifier.check_profile_pld import split  # noqa: PLC0415
@@ -512,7 +516,8 @@ def composition_evidence(items: list[tuple[Any, int]], h: Fraction) -> dict[str,
     from certdp.verifier.schema import MalformedCertificate  # noqa: PLC0415
     from certdp.mechanisms.transforms import Compose  # noqa: PLC0415
 
-    disc = PLDAccountant(h=h).compose_all(items).discretisation()
+    disc = (PLDAccountant(h=h) if tau is None else PLDAccountant(h=h, tau=tau)).compose_all(items).discretisation()
+    tail = PROFILE_TAIL if tau is None else min(PROFILE_TAIL, tau)
     knots: list[list[int] | None] = []
     for m, k in items:
         spec = (m if k == 1 else Compose(m, k)).spec()
@@ -528,7 +533,7 @@ def composition_evidence(items: list[tuple[Any, int]], h: Fraction) -> dict[str,
                 continue
         except (InputError, MalformedCertificate):
             pass
-        ev = profile_pld_evidence(spec, h)
+        ev = profile_pld_evidence(spec, h, tail)
         if ev is None:
             return None
         knots.append(ev["knots"])
@@ -556,11 +561,16 @@ def composition_certificate(items: list[tuple[Any, int]], *, eps: object = None,
     assumptions: list[str] = []
     for m, _ in items:
         assumptions += [a for a in m.assumptions if a not in assumptions]
-    h = PLDAccountant().compose_all(items).h
+    base = PLDAccountant().compose_all(items)
+    h = base.h
+    # a tiny δ (an answer's δ at a large ε) needs the truncation the engine used for it
+    d = exact(delta, "delta") if delta is not None else (
+        dyadic_to_fraction(delta_hi.hi) if delta_hi is not None and delta_hi.hi > 0 else None)
+    tau = base._tau_for(d) if d is not None else None
     evidence = None
     for refine in range(3):
         check_budget("refining the certificate's grid", refine, 3)
-        evidence = composition_evidence(items, h / 2**refine)
+        evidence = composition_evidence(items, h / 2**refine, tau)
         if evidence is None:
             break
         for claim in _upper_dp_claims(eps, delta, eps_hi, delta_hi, tuple(assumptions)):

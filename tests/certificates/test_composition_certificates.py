@@ -159,3 +159,25 @@ def test_pure_dp_items_are_exact_atoms_against_enumeration():
     # with a Laplace item too (a profile pair): still a valid certificate, above the pure part alone
     doc3 = composition_certificate(items, eps="1", delta_hi=Enclosure.exact(Fraction(1, 2)))
     assert check(doc3).valid and _mp(doc3["claim"]["delta"]) > truth_pure
+
+
+@pytest.mark.slow  # about 4 minutes: the composition at τ ~ 1e-30 on the engine's grid
+def test_a_tiny_delta_is_certified_with_the_truncation_it_needs():
+    # δ far below the default truncation τ = 1e-14 (Abadi et al. 2016's printed δ at ε 2 and 4:
+    # 1e-46 and below): the evidence takes the engine's smaller τ (its bits follow, and a
+    # profile-pair item is sampled that far down), else no claim near the truth is provable.
+    # Truth: the composition is exactly μ-GDP, μ² = 3/4 + 2/4.
+    from certdp.numerics.enclosure import Enclosure
+    from certdp.numerics.exact import parse_decimal
+
+    items = [(parse_spec("gaussian(sigma=2)"), 3), (parse_spec("gaussian_dp(mu=1/2)"), 2)]
+    truth = _delta_gauss(mpmath.sqrt(mpmath.mpf(5) / 4), mpmath.mpf(12))
+    assert truth < mpmath.mpf(10) ** -16
+    doc = composition_certificate(items, eps="12", delta_hi=Enclosure.exact(parse_decimal(mpmath.nstr(truth, 30))))
+    assert Fraction(doc["evidence"]["pld_items"]["tau"]) < Fraction(1, 10**16)
+    claimed = _mp(doc["claim"]["delta"])
+    assert truth <= claimed <= truth * (1 + mpmath.mpf(10) ** -3)  # true, and tight
+    assert check(doc).unconditional
+    false = copy.deepcopy(doc)
+    false["claim"]["delta"] = mpmath.nstr(claimed * mpmath.mpf("0.9"), 12)
+    assert not check(false).valid
