@@ -165,7 +165,12 @@ def gdpt(mech: str | Mechanism, eps: Real, *, width: Real = Fraction(1, 10**12))
 
 def identify(target: str | Mechanism | sympy.Expr, *, validate: bool = True) -> Identification:
     """Exact GDP identification: lim ε²/(−2 log δ(ε)) (Liu et al. 2022 Thm 4.4)
-    of a mechanism, a spec string or a profile expression in ``eps``."""
+    of a mechanism, a spec string or a profile expression in ``eps``.
+
+    A composition without a closed-form profile is identified from its parts:
+    NOT GDP when one part is (δ_comp >= δ_part), L = 0 when every part's profile
+    vanishes (the pure-DP losses add); any other is refused with a pointer to the
+    certified accountants."""
     from certdp.analyses.limits import identify as _identify  # noqa: PLC0415
 
     if isinstance(target, str):

@@ -424,3 +424,38 @@ def test_seed_lemma_A1_finding():
             assert d / seed < mpmath.mpf(3) / abs(b)  # → 0, not → 1 as printed
     # the log-scale statement used by Thm 4.4 is unaffected: L(δ_μ) = μ²
     assert identify(gdp(sympy.Integer(2)), validate=False).L == 4
+
+
+@pytest.mark.parametrize("spec", [
+    "compose(approx_dp(eps=1, delta=1/100), k=3)",
+    "compose_all(gaussian(sigma=1), approx_dp(eps=1, delta=1e-5))",
+    "compose(subsample(approx_dp(eps=1, delta=1/100), rate=1/10), k=5)",
+])
+def test_a_composition_with_a_non_gdp_part_is_not_gdp(spec):
+    """δ_comp >= δ_part (dropping the other outputs is post-processing); by hand for
+    the first case: the 3-fold composition of the (ε, δ) pair has mass
+    1 − (1 − 1/100)³ at loss +∞, so δ(ε) >= 0.0297 for every ε and L = ∞."""
+    from certdp.mechanisms import parse_spec
+
+    r = identify(parse_spec(spec))
+    assert r.verdict == "not_gdp" and r.L == sympy.oo
+    assert "post-processing" in r.trace[-1].step and "[part]" in r.trace[1].step
+
+
+def test_a_composition_of_pure_dp_parts_vanishes_at_the_sum():
+    """compose(laplace(scale=1), 3): each loss lies in [−1, 1] with an atom at 1 of
+    mass 1/2 under P, so the loss 3 has mass 1/8: δ(ε) >= (1 − e^(ε−3))/8 > 0 for
+    ε < 3 and δ = 0 from 3 on (by hand).  pure_dp(2) ∘ laplace(scale=2): 2 + 1/2."""
+    from certdp.mechanisms import parse_spec
+
+    r = identify(parse_spec("compose(laplace(scale=1), k=3)"))
+    assert r.verdict == "gdp" and r.L == 0 and r.vanishing_point == 3
+    r = identify(parse_spec("compose_all(pure_dp(eps=2), laplace(scale=2))"))
+    assert r.verdict == "gdp" and r.L == 0 and r.vanishing_point == R(5, 2)
+
+
+def test_a_composition_of_gdp_parts_without_a_rule_is_still_refused():
+    from certdp.mechanisms import parse_spec
+
+    with pytest.raises(InputError, match="no closed-form privacy profile"):
+        identify(parse_spec("compose_all(laplace(scale=1), gaussian(sigma=1))"))

@@ -232,6 +232,69 @@ def _composed_subsampled_gaussian(mech: Any, t0: float) -> Identification | None
                           time.perf_counter() - t0)
 
 
+def _composition_from_parts(mech: Any, t0: float) -> Identification | None:
+    """The tail of a composition without a closed-form profile, from its parts.
+
+    **NOT GDP when one part is.**  Ignoring the other parts' outputs is
+    post-processing, so for every neighbouring pair and every ε the composition's
+    hockey-stick divergence is at least the part's: δ_comp(ε) >= δ_part(ε)
+    (composition is monotone in each part's trade-off function: Dong, Roth & Su
+    2022).  Then ε²/(−2 log δ_comp(ε)) >= ε²/(−2 log δ_part(ε)), and L_part = ∞
+    gives L_comp = ∞ (Liu et al. 2022 Thm 4.3/4.4).
+
+    **L = 0 when every part's profile vanishes.**  δ_i(ε) = 0 for ε >= T_i means
+    the part's privacy loss is at most T_i almost surely for every neighbouring
+    pair (δ is continuous, so a strict threshold vanishes at T_i too); the losses
+    of a composition add, so δ_comp(ε) = 0 for ε >= Σ T_i and L = 0 (Thm 4.4).
+
+    Where a part's verdict is about an upper-bound profile (a stated guarantee),
+    so is this one, and the parts' assumptions travel with it.  None when neither
+    rule applies (the composition is then refused as before).
+    """
+    from certdp.mechanisms.transforms import Compose, ComposeAll  # noqa: PLC0415
+
+    if not isinstance(mech, (Compose, ComposeAll)) or mech.has_closed_form:
+        return None
+    if isinstance(mech, Compose):
+        parts, counts = (mech.mechanism,), (int(mech.k),)
+    else:
+        parts = tuple(mech.children())
+        counts = (1,) * len(parts)
+    subs = []
+    for part in parts:
+        try:
+            sub = identify(part)
+        except InputError:
+            sub = None
+        if sub is not None and sub.verdict == "not_gdp":
+            steps = (
+                Step(f"mechanism {mech!r}: a composition with no closed-form profile; its part {part!r} "
+                     "is analysed", "input"),
+                *(Step(f"  [part] {s.step}", s.rule) for s in sub.trace),
+                Step("delta_comp(eps) >= delta_part(eps) for every eps (dropping the other parts' outputs is "
+                     "post-processing), so L_comp >= L_part = oo",
+                     "composition is monotone in each part (Dong, Roth & Su 2022); Thm 4.3/4.4: not GDP"),
+            )
+            return Identification("not_gdp", OO, OO, None, None, None, steps, None, time.perf_counter() - t0,
+                                  assumptions=tuple(sub.assumptions))
+        subs.append(sub)
+    if any(s is None or s.verdict != "gdp" or s.vanishing_point is None for s in subs):
+        return None
+    total = sympy.Add(*(c * s.vanishing_point for c, s in zip(counts, subs)))
+    steps = [Step(f"mechanism {mech!r}: a composition with no closed-form profile; its parts are analysed",
+                  "input")]
+    for c, (part, s) in zip(counts, zip(parts, subs)):
+        steps += [Step(f"  [part {part!r}] {t.step}", t.rule) for t in s.trace]
+        times = f"{c} times: " if c > 1 else ""
+        steps.append(Step(f"{times}{part!r} has privacy loss <= {s.vanishing_point} almost surely",
+                          "delta(eps) = 0 for eps >= T (delta is continuous in eps)"))
+    steps.append(Step(f"the losses add: delta_comp(eps) = 0 for eps >= {total}, so L = 0",
+                      "composition of pure-DP losses; Thm 4.4"))
+    assumptions = tuple(dict.fromkeys(a for s in subs for a in s.assumptions))
+    return Identification("gdp", sympy.Integer(0), sympy.Integer(0), Enclosure.exact(0), total, None,
+                          tuple(steps), None, time.perf_counter() - t0, False, assumptions)
+
+
 def identify(mechanism_or_profile: Any, *, validate: bool = True) -> Identification:
     """Identify GDP exactly from δ(ε) (a sympy expression in ε, or a Mechanism).
 
@@ -241,7 +304,8 @@ def identify(mechanism_or_profile: Any, *, validate: bool = True) -> Identificat
     verdict is about the bound (L is then an upper bound on the true tail).
     """
     t0 = time.perf_counter()
-    special = _composed_subsampled_gaussian(mechanism_or_profile, t0)
+    special = (_composed_subsampled_gaussian(mechanism_or_profile, t0)
+               or _composition_from_parts(mechanism_or_profile, t0))
     if special is not None:
         return special
     if hasattr(mechanism_or_profile, "profile") and callable(mechanism_or_profile.profile):
