@@ -247,3 +247,19 @@ def test_the_guided_search_evaluates_few_values_and_stays_optimal(monkeypatch):
 
     with mpmath.workdps(30):
         assert gauss_delta(g.value) <= mpmath.mpf("1e-5") < gauss_delta(g.value - Fraction(1, 1000))
+
+
+def test_the_default_answer_reuses_the_looks_it_passes_through():
+    """delta_of(..., known=) takes the looks screen_delta recorded on the grids h/2^j instead of
+    recomputing them: the same enclosure and method as without them."""
+    from certdp.analyses.dispatch import delta_of, screen_delta
+    from certdp.mechanisms.spec import parse_spec
+
+    mech = parse_spec("dpsgd(noise=0.969, rate=256/60000, steps=500)")  # narrowed to h/2
+    known: dict = {}
+    for c in (0, -1):
+        screen_delta(mech, Fraction(1), c, known)
+    assert set(known) == {0, 1}
+    plain, reused = delta_of(mech, Fraction(1)), delta_of(mech, Fraction(1), known=known)
+    assert plain.to_json() == reused.to_json()
+    assert reused.enclosure.to_json() == known[1].to_json()  # the look on h/2 is the answer
