@@ -280,7 +280,8 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
     def crossing(a: int, b: int) -> float | None:
         """Where the line through the guides at a and b reaches log δ = log target."""
         fit = line(a, b)
-        return None if fit is None else a + (log_target - fit[0]) / fit[1]  # type: ignore[operator]
+        x = None if fit is None else a + (log_target - fit[0]) / fit[1]  # type: ignore[operator]
+        return x if x is not None and math.isfinite(x) else None  # (a nearly flat guide: no crossing)
 
     def reported(k: int | None) -> GridFact | None:
         """fact(k), with the default answer when only the coarse look decided it (and
