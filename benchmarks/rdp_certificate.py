@@ -21,6 +21,7 @@ start); one warm-up child per tool and tree is not counted.  Medians over ``--re
 rounds are reported.
 
 Run: python benchmarks/rdp_certificate.py [--repeat 7] [--root PATH ...] [--rdp-grid [--grid-steps 10000]]
+     [--rdp-cells "σ,q,T;..."]
      [--skip-rdp] [--skip-cert] [--cert-cells "σ,q,T;..."]
 """
 from __future__ import annotations
@@ -98,11 +99,18 @@ def child(code: str, args: list[str], root: str | None, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _s(seconds: float) -> str:
+    """Seconds with 3 decimals, or 5 below 10 ms (the full-batch RDP cells take ~1 ms)."""
+    return f"{seconds:.5f}" if seconds < 0.01 else f"{seconds:.3f}"
+
+
 def med(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
-def rdp_cells(grid: bool, steps: str) -> list[tuple[str, str, str]]:
+def rdp_cells(grid: bool, steps: str, cells: str | None = None) -> list[tuple[str, str, str]]:
+    if cells:
+        return [tuple(c.split(",")) for c in cells.split(";")]  # type: ignore[misc]
     if not grid:
         return [("4", "1/100", "10000")]
     return [(s, q, t) for t in steps.split(",") for q in ("1/10000", "1/1000", "1/100", "0.32768", "1")
@@ -115,6 +123,7 @@ def main() -> None:
     ap.add_argument("--root", action="append", help="a certdp source tree (repeatable; default: this checkout)")
     ap.add_argument("--rdp-grid", action="store_true", help="every cell of issue 37's grid (one round each)")
     ap.add_argument("--grid-steps", default="100,10000,100000,1000000", help="the T values of --rdp-grid")
+    ap.add_argument("--rdp-cells", default=None, help='RDP cells "σ,q,T;..." (--repeat rounds each)')
     ap.add_argument("--skip-rdp", action="store_true")
     ap.add_argument("--skip-cert", action="store_true")
     ap.add_argument("--cert-cells", default="2,0.01,100;1.1,0.01,1000;0.5,0.001,100")
@@ -122,7 +131,7 @@ def main() -> None:
     roots = a.root or [HERE]
     cache = tempfile.mkdtemp(prefix="certdp-bench-pyc-")
     if not a.skip_rdp:
-        cells = rdp_cells(a.rdp_grid, a.grid_steps)
+        cells = rdp_cells(a.rdp_grid, a.grid_steps, a.rdp_cells)
         repeat = 1 if a.rdp_grid else a.repeat
         print("## item 4: RDP, first call in a fresh process (medians; ratio = certdp / dp_accounting)\n")
         print("| σ | q | T | tree | certdp ε (order) | dp_accounting ε | certdp call CPU / wall | dp_accounting call CPU / wall "
@@ -141,8 +150,8 @@ def main() -> None:
             for root in roots:
                 c = runs[root]
                 print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {os.path.basename(root.rstrip('/'))} | {c[0]['value']} "
-                      f"({c[0]['order']}) | {dpa[0]['value']} | {med(c, 'cpu'):.3f} / {med(c, 'wall'):.3f} s "
-                      f"| {med(dpa, 'cpu'):.3f} / {med(dpa, 'wall'):.3f} s | {med(c, 'cpu') / med(dpa, 'cpu'):.2f}× "
+                      f"({c[0]['order']}) | {dpa[0]['value']} | {_s(med(c, 'cpu'))} / {_s(med(c, 'wall'))} s "
+                      f"| {_s(med(dpa, 'cpu'))} / {_s(med(dpa, 'wall'))} s | {med(c, 'cpu') / med(dpa, 'cpu'):.2f}× "
                       f"| {med(c, 'wall') / med(dpa, 'wall'):.2f}× | {med(c, 'import_wall'):.2f} / "
                       f"{med(dpa, 'import_wall'):.2f} s |", flush=True)
     if not a.skip_cert:

@@ -236,7 +236,8 @@ def calibrate(spec: str, param: str, *, eps: Real, delta: Real, resolution: Real
               **options: Real | str | None) -> Calibration:
     """A value of ``param`` in ``spec`` on the grid resolution·Z certified to meet the
     target (ε, δ), with the certified fact at the next grid value towards less privacy
-    (``certdp calibrate``), e.g. ``calibrate("dpsgd(noise=x, rate=0.01, steps=1000)", "x",
+    (the value's δ(ε) narrowed to the default width; on the PLD route the neighbour's
+    comes from the coarsest grid that decides it; ``certdp calibrate``), e.g. ``calibrate("dpsgd(noise=x, rate=0.01, steps=1000)", "x",
     eps=1, delta="1e-5")``.  ``.optimal`` (and ``.none_exists`` when ``.value`` is None)
     is True only where δ(ε) is proved monotone in the parameter by the catalog's rules;
     otherwise ``.assumptions`` states the monotonicity the answer would need.  Options:

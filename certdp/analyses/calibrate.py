@@ -30,6 +30,7 @@ then the result says so instead of guessing.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -39,6 +40,7 @@ from certdp.errors import CertdpError, InputError, check_budget
 from certdp.mechanisms.params import interval_text
 from certdp.mechanisms.spec import parse_spec
 from certdp.numerics.ball import to_ball
+from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.exact import check_open_unit, check_nonnegative, check_positive, fraction_to_str
 
 #: How often an undecided grid value is re-asked with a narrower answer.
@@ -49,13 +51,26 @@ MAX_STEP = 2**62
 #: in SCREEN_COARSEN in turn (:func:`certdp.analyses.dispatch.screen_delta`: h·8 costs
 #: ~1/10, h·2 ~1/4 of the default answer at σ 1.2, q 0.01, T 1000); only values these looks
 #: leave undecided get the default, narrowed answer (a look that left two values in a row
-#: undecided is skipped from then on).  Any grid is certified, so this only saves
-#: work: far from the target (the walk's first steps, most of the bisection) a coarse
-#: enclosure already decides.  The two values reported (the optimum and its neighbour) are
-#: re-evaluated with the default answer when that decides too, so that the reported
-#: enclosures are those of before.  Measured (σ for ε 1, δ 1e-5, q 0.01, T 1000,
-#: resolution 0.001): see docs/bench.md.
+#: undecided is skipped from then on, and so is every look but the finest when the float
+#: guide puts the value's δ within half that look's latest enclosure width of the target).
+#: Any grid is certified, so this only saves work: far from the target (the walk's first
+#: steps, most of the bisection) a coarse enclosure already decides.  Only the reported
+#: optimum is re-evaluated with the default answer (reusing its looks on the grids the
+#: narrowing passes through), so that its enclosure has the default width (1 % of δ); the
+#: neighbour that misses and a most private value that misses keep the enclosure of the
+#: coarsest look that decided them (certified, wider).  Measured (σ for ε 1, δ 1e-5,
+#: q 0.01, T 1000; the 60-epoch MNIST case, resolution 0.001): see docs/bench.md.
 SCREEN_COARSEN = (3, 1, 0, -1)
+#: The search is guided by floats (which values to evaluate, never what they prove): the
+#: log of each evaluated value's δ enclosure middle, interpolated linearly in the grid index.
+#: The walk steps to the guide's crossing of the target when it lies ahead, at most
+#: GUIDE_REACH times the last step where δ is proved monotone over the jump and at most
+#: twice it elsewhere (else it doubles its step, as without a guide); the
+#: bracket is cut at the guide's crossing (regula falsi), and by halves after
+#: GUIDED_SLOW_STEPS guided cuts in a row that did not halve it.  A wrong guide costs
+#: evaluations, never soundness: every bracket end is a certified fact.
+GUIDE_REACH = 64
+GUIDED_SLOW_STEPS = 3
 
 
 @dataclass(frozen=True)
@@ -193,9 +208,12 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
     order.check_direction(direction)
     cache: dict[int, GridFact] = {}
     target = to_ball(d)
+    log_target = math.log(float(d)) if float(d) > 0 else None
 
     screened: set[int] = set()  # grid values decided by a coarse look only
     misses: dict[int, int] = {}  # coarsening → how many values in a row it left undecided
+    looks: dict[int, dict[int, Enclosure]] = {}  # k → its looks' enclosures by grid refinement (reused)
+    spread: dict[int, float] = {}  # coarsening → log(hi/lo) of its latest look (a float guide)
 
     def decide(ans: Answer) -> bool | None:
         enc = ans.enclosure
@@ -205,7 +223,7 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
         value = k * res
         mech = parse_spec(_spec_at(toks, param, value))
         for refine in range(MAX_REFINE + 1):
-            ans = delta_of(mech, e, refine=refine)
+            ans = delta_of(mech, e, refine=refine, known=looks.get(k) if refine == 0 else None)
             meets = decide(ans)
             if meets is not None:
                 break
@@ -216,15 +234,21 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
             check_budget(f"calibrating {param}", len(cache), None)
             value = k * res
             look = None
-            for c in SCREEN_COARSEN:
+            guess = predicted(k)
+            for i, c in enumerate(SCREEN_COARSEN):
                 if misses.get(c, 0) >= 2:
                     continue  # this grid decided none of the last two values: too coarse here
+                if (guess is not None and c in spread and i < len(SCREEN_COARSEN) - 1
+                        and abs(guess - log_target) < spread[c] / 2):  # type: ignore[operator]
+                    continue  # the guide puts the value inside this grid's usual enclosure
                 try:
-                    look = screen_delta(parse_spec(_spec_at(toks, param, value)), e, c)
+                    look = screen_delta(parse_spec(_spec_at(toks, param, value)), e, c, looks.setdefault(k, {}))
                 except CertdpError:
                     look = None  # (an InputError too: the default answer then says why)
                 if look is None:
                     break
+                lo, hi = float(look.enclosure.lo_exact), float(look.enclosure.hi_exact)
+                spread[c] = math.log(hi / lo) if lo > 0 else math.inf
                 misses[c] = 0 if decide(look) is not None else misses.get(c, 0) + 1
                 if decide(look) is not None:
                     break
@@ -234,6 +258,30 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
             else:
                 cache[k] = full(k)
         return cache[k]
+
+    def estimate(k: int) -> float | None:
+        """log δ at an evaluated grid value, a float guide (the geometric middle of its
+        certified enclosure); None without a positive lower end."""
+        enc = cache[k].answer.enclosure
+        lo, hi = float(enc.lo_exact), float(enc.hi_exact)
+        return (math.log(lo) + math.log(hi)) / 2 if lo > 0 and log_target is not None else None
+
+    def line(a: int, b: int) -> tuple[float, float] | None:
+        """(log δ at a, its slope per grid step) through the guides at a and b."""
+        ea, eb = estimate(a), estimate(b)
+        return None if ea is None or eb is None or a == b or ea == eb else (ea, (eb - ea) / (b - a))
+
+    def predicted(k: int) -> float | None:
+        """log δ at k interpolated (or extrapolated) from the two nearest evaluated values."""
+        near = sorted(cache, key=lambda j: abs(j - k))[:2]
+        fit = line(*near) if len(near) == 2 else None
+        return None if fit is None else fit[0] + fit[1] * (k - near[0])
+
+    def crossing(a: int, b: int) -> float | None:
+        """Where the line through the guides at a and b reaches log δ = log target."""
+        fit = line(a, b)
+        x = None if fit is None else a + (log_target - fit[0]) / fit[1]  # type: ignore[operator]
+        return x if x is not None and math.isfinite(x) else None  # (a nearly flat guide: no crossing)
 
     def reported(k: int | None) -> GridFact | None:
         """fact(k), with the default answer when only the coarse look decided it (and
@@ -260,22 +308,38 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
             return False  # outside the parameter's domain (a rate above 1, a fractional count)
         return True
 
+    def walk_step(here: int, last: int | None, step: int) -> int:
+        """The walk's next step: doubling, or — when the guides of the last two values
+        put the target's crossing ahead — a step to it: within GUIDE_REACH·step where δ is
+        proved monotone between here and there, else no longer than the doubling (outside
+        a proved range δ may turn, and a long jump could pass over every meeting value)."""
+        x = None if last is None else crossing(last, here)
+        ahead = -up if cache[here].meets else up
+        if x is None or (x - here) * ahead <= 0:
+            return step * 2
+        dist = max(1, round(abs(x - here)))
+        if dist > 2 * step:
+            there = here + ahead * min(dist, GUIDE_REACH * step)
+            a, b = sorted((here * res, there * res))
+            dist = min(dist, GUIDE_REACH * step if order.proved_on(direction, a, b) else 2 * step)
+        return dist
+
     if not valid(k0):
         raise InputError(f"{param} = {fraction_to_str(k0 * res)} is not a valid value in the spec")
     good = bad = None
     exhausted = True
     if fact(k0).meets:
-        good, step = k0, 1  # walk towards less privacy until the target is missed
+        good, step, last = k0, 1, None  # walk towards less privacy until the target is missed
         while bad is None and step:
             cand = good - up * step
             if not valid(cand):
                 step //= 2
             elif fact(cand).meets:
-                good, step = cand, step * 2
+                good, last, step = cand, good, walk_step(cand, good, step)
             else:
                 bad = cand
     else:
-        bad, step = k0, 1  # walk towards more privacy until the target is met
+        bad, step, last = k0, 1, None  # walk towards more privacy until the target is met
         while good is None:
             cand = bad + up * step
             if not valid(cand):
@@ -286,17 +350,22 @@ def calibrate(spec: str, param: str, *, eps: object, delta: object, resolution: 
             if fact(cand).meets:
                 good = cand
             else:
-                bad, step = cand, step * 2
+                bad, last, step = cand, bad, walk_step(cand, bad, step)
             if step > MAX_STEP:
                 exhausted = False
                 break
+    slow = 0  # guided steps in a row that did not halve the bracket
     while good is not None and bad is not None and abs(good - bad) > 1:  # bisection on the integer grid
-        mid = (good + bad) // 2
+        lo_k, hi_k = min(good, bad), max(good, bad)
+        x = crossing(good, bad) if slow < GUIDED_SLOW_STEPS else None
+        mid = (good + bad) // 2 if x is None else min(max(round(x), lo_k + 1), hi_k - 1)
+        before = hi_k - lo_k
         if fact(mid).meets:
             good = mid
         else:
             bad = mid
+        slow = 0 if x is None or 2 * abs(good - bad) <= before else slow + 1
     scanned = (min(cache) * res, max(cache) * res)
     if good is None:
-        return Calibration(spec, param, direction, e, d, res, None, None, order, scanned, reported(bad), exhausted)
-    return Calibration(spec, param, direction, e, d, res, reported(good), reported(bad), order, scanned)
+        return Calibration(spec, param, direction, e, d, res, None, None, order, scanned, cache[bad], exhausted)
+    return Calibration(spec, param, direction, e, d, res, reported(good), None if bad is None else cache[bad], order, scanned)

@@ -243,10 +243,13 @@ def accountant_for(mech: Mechanism, refine: int = 0) -> tuple[object, str] | Non
     return None if items is None else composition_accountant(items, refine=refine)
 
 
-def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0) -> Answer:
+def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: int = 0,
+             known: dict[int, Enclosure] | None = None) -> Answer:
     """Certified δ_M(ε) (relative accuracy 2^-bits where the route allows it;
     ``refine`` = j narrows accountant answers, see :func:`accountant_for`).
-    ε may be a closed form (:func:`at_closed_form`)."""
+    ε may be a closed form (:func:`at_closed_form`).  ``known`` holds enclosures of this
+    mechanism's δ(ε) already computed on the grids h/2^j (:func:`screen_delta`'s record):
+    the narrowing takes them instead of recomputing (the same answer, less work)."""
     if not isinstance(eps, (Fraction, int)):
         return at_closed_form(lambda e: delta_of(mech, e, bits=bits, refine=refine), eps, "eps", zero_ok=True)
     items = composition_items(mech)
@@ -254,25 +257,30 @@ def delta_of(mech: Mechanism, eps: object, *, bits: int | None = None, refine: i
         if refine:
             acc, method = composition_accountant(items, refine=refine)
             return _answer(mech, acc.delta(eps), method)  # type: ignore[attr-defined]
-        enc, method = narrowed_delta(items, eps)
+        enc, method = narrowed_delta(items, eps, known=known)
         return _answer(mech, enc, method)
     from certdp.mechanisms.profile_values import delta_enclosure  # noqa: PLC0415
 
     return _answer(mech, delta_enclosure(mech, eps, bits=bits), mech.route)
 
 
-def screen_delta(mech: Mechanism, eps: object, coarsen: int) -> Answer | None:
+def screen_delta(mech: Mechanism, eps: object, coarsen: int, known: dict[int, Enclosure] | None = None) -> Answer | None:
     """Certified δ_M(ε) from the PLD accountant on a grid 2^coarsen times coarser than
     its default, not narrowed; None when the mechanism's route has no PLD grid.  Every
     grid gives a certified enclosure (wider on a coarser grid), so this is a cheap first
-    look that decides comparisons far from a target (:func:`certdp.analyses.calibrate.calibrate`)."""
+    look that decides comparisons far from a target (:func:`certdp.analyses.calibrate.calibrate`).
+    ``known`` (refine j = −coarsen → the accountant's own enclosure) records the look, so that a
+    later :func:`delta_of` of the same mechanism and ε at ``known=`` reuses it."""
     items = composition_items(mech)
     if items is None or not isinstance(eps, (Fraction, int)):
         return None
     acc, method = composition_accountant(items, refine=-coarsen)
     if not hasattr(acc, "h"):
         return None
-    return _answer(mech, acc.delta(eps), method)  # type: ignore[attr-defined]
+    enc = acc.delta(eps)  # type: ignore[attr-defined]
+    if known is not None:
+        known[-coarsen] = enc
+    return _answer(mech, enc, method)
 
 
 #: ``width`` requests refine an accountant's grid at most this many times (h / 2^j)
@@ -309,12 +317,14 @@ def narrowed_epsilon(items: list[tuple[Mechanism, int]], delta: object, width: o
 
 def _refine_grid(items: list[tuple[Mechanism, int]], rel_bits: int, enc: Enclosure, method: str,
                  answer: Callable[[Any], Enclosure], target: Callable[[Enclosure], Fraction], cap: int,
-                 what: str, stop: Callable[[Enclosure, int], bool] | None = None) -> tuple[Enclosure, str]:
+                 what: str, stop: Callable[[Enclosure, int], bool] | None = None,
+                 known: dict[int, Enclosure] | None = None) -> tuple[Enclosure, str]:
     """The one grid-refinement loop of the PLD routes: while ``enc`` is wider than
     ``target(enc)`` (and ``stop`` does not say that a finer grid cannot help), recompute on
     the grid h / 2^j, j <= ``cap``: one halving first, then as many as the measured shrink
     per halving predicts (:func:`halvings`; each halving doubles the work, so skipping the
-    grids in between saves most of it).  Returns the last answer and its method."""
+    grids in between saves most of it).  ``known[j]``, when given, is taken as the answer on
+    the grid h / 2^j (computed before by the same route).  Returns the last answer and its method."""
     j, last = 0, None  # last: (width, halvings) of the previous step
     while j < cap and enc.hi_exact - enc.lo_exact > target(enc):
         if stop is not None and stop(enc, j):
@@ -328,8 +338,8 @@ def _refine_grid(items: list[tuple[Mechanism, int]], rel_bits: int, enc: Enclosu
         k = min(k, cap - j)
         last, j = (width, k), j + k
         check_budget(what, j, cap)
-        acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)
-        enc = answer(acc)
+        acc, method = composition_accountant(items, rel_bits=rel_bits, refine=j)  # (lazy: the work is in answer)
+        enc = known[j] if known is not None and j in known else answer(acc)
     return enc, method
 
 
@@ -337,18 +347,22 @@ def _refine_grid(items: list[tuple[Mechanism, int]], rel_bits: int, enc: Enclosu
 DEFAULT_DELTA_REFINE = 3
 
 
-def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits: int = 34) -> tuple[Enclosure, str]:
+def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits: int = 34,
+                   known: dict[int, Enclosure] | None = None) -> tuple[Enclosure, str]:
     """δ(ε) enclosure of a composition, narrowed by default: while it is wider than
     1 % of its upper end (and its lower end is proved, i.e. the route is two-sided),
     the PLD grid is halved, at most :data:`DEFAULT_DELTA_REFINE` times, under the budget.
-    ε may be a closed form (:func:`at_closed_form`)."""
+    ε may be a closed form (:func:`at_closed_form`).  ``known[j]``: δ(ε) on the grid h/2^j,
+    already computed by this route at ``rel_bits`` 34 (:func:`screen_delta`), reused."""
+    if rel_bits != 34:
+        known = None  # (the looks are made at the default bits)
     if not isinstance(eps, (Fraction, int)):
         return at_closed_form(lambda e: narrowed_delta(items, e, rel_bits=rel_bits), eps, "eps", zero_ok=True)
     ends = [m.vanishes_from() for m, _ in items]
     if all(t is not None for t in ends) and eps >= sum(k * t for (_, k), t in zip(items, ends)):
         return Enclosure.exact(0), "exact: δ = 0 beyond Σ k·ε0 (pure DP composes additively)"
     acc, method = composition_accountant(items, rel_bits=rel_bits)
-    enc = acc.delta(eps)  # type: ignore[attr-defined]
+    enc = known[0] if known and 0 in known and hasattr(acc, "h") else acc.delta(eps)  # type: ignore[attr-defined]
     if not hasattr(acc, "h") or not getattr(acc, "two_sided", True):
         return enc, method
     def hopeless(e: Enclosure, j: int) -> bool:  # no lower end, and a finer grid cannot give one
@@ -356,7 +370,7 @@ def narrowed_delta(items: list[tuple[Mechanism, int]], eps: object, *, rel_bits:
         return e.hi_exact == 0 or (e.lo_exact == 0 and (j > 0 or Fraction(eps) >= acc.top_loss()))  # type: ignore[attr-defined]
 
     return _refine_grid(items, rel_bits, enc, method, lambda a: a.delta(eps), lambda e: e.hi_exact / 100,
-                        DEFAULT_DELTA_REFINE, "refining the PLD grid for a narrower delta", hopeless)
+                        DEFAULT_DELTA_REFINE, "refining the PLD grid for a narrower delta", hopeless, known)
     return enc, method
 
 

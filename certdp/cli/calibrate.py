@@ -3,8 +3,10 @@ optimal on the grid when monotonicity is proved.
 
     certdp calibrate "dpsgd(noise=x, rate=0.01, steps=1000)" --param x --eps 1 --delta 1e-5 --resolution 0.001
 
-Prints a grid value whose certified δ(ε) meets the target, with the certified
-fact that the next grid value towards less privacy does not.  It is called the
+Prints a grid value whose certified δ(ε) meets the target (narrowed to the
+default width, 1 % of δ), with the certified fact that the next grid value
+towards less privacy does not (on the PLD route its δ comes from the coarsest
+grid that decides it, so its enclosure may be wider).  It is called the
 smallest (noise-like parameters) or largest (rates, step counts) value, i.e.
 optimal at the stated resolution, only when δ(ε) is proved monotone in the
 parameter there: by the catalog's rules (gaussian sigma, laplace scale larger;

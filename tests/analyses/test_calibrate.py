@@ -201,9 +201,11 @@ def test_rr_answers_against_the_definition(eps, tdelta, start, direction):
 
 
 def test_coarse_looks_change_no_answer(monkeypatch):
-    """The coarse PLD looks (SCREEN_COARSEN) only save work: the same optimum, the same
-    reported enclosures as with the default answer at every grid value; and they do
-    decide most of the walk (fewer default answers)."""
+    """The coarse PLD looks (SCREEN_COARSEN) and the float guide only save work: the same
+    optimum, the same reported enclosure of it as with the default answer at every grid
+    value; the neighbour is decided the same way (its enclosure, from the coarsest look
+    that decides it, meets the default one: both are certified); and they do decide most
+    of the walk (fewer default answers)."""
     import certdp.analyses.calibrate as cal
 
     calls = []
@@ -216,5 +218,48 @@ def test_coarse_looks_change_no_answer(monkeypatch):
     calls.clear()
     slow = cal.calibrate(spec, "x", eps=1, delta="1e-5", resolution="1/100")
     assert fast.value == slow.value and fast.optimal and slow.optimal
-    assert fast.best.to_json() == slow.best.to_json() and fast.neighbour.to_json() == slow.neighbour.to_json()
+    assert fast.best.to_json() == slow.best.to_json()
+    assert fast.neighbour.value == slow.neighbour.value and fast.neighbour.meets is slow.neighbour.meets is False
+    a, b = fast.neighbour.answer.enclosure, slow.neighbour.answer.enclosure
+    assert a.lo_exact <= b.hi_exact and b.lo_exact <= a.hi_exact
     assert n_fast < len(calls) / 2
+
+
+def test_the_guided_search_evaluates_few_values_and_stays_optimal(monkeypatch):
+    """The float guide (log δ interpolated between evaluated values) takes the search to
+    the optimum in few grid values; the answer is the one the exact definition gives:
+    the Gaussian's σ for (ε, δ), optimal on 1/1000·Z (Balle & Wang 2018's closed form,
+    evaluated by mpmath)."""
+    import certdp.analyses.calibrate as cal
+
+    seen = []
+    real = cal.screen_delta
+    monkeypatch.setattr(cal, "screen_delta", lambda m, *a: seen.append(m.spec()) or real(m, *a))
+    c = cal.calibrate("compose(subsample(gaussian(sigma=x), rate=1/100), k=1000)", "x", eps=1, delta="1e-5")
+    assert c.value == Fraction(283, 200) and c.optimal and c.neighbour.value == Fraction(1414, 1000)
+    assert len(set(seen)) <= 7  # 13 grid values with doubling and plain bisection
+    g = cal.calibrate("gaussian(sigma=x)", "x", eps=1, delta="1e-5", resolution="1/1000")
+    assert g.optimal and g.value == Fraction(3731, 1000)
+
+    def gauss_delta(v):
+        s = mpmath.mpf(v.numerator) / v.denominator  # δ at ε = 1, sensitivity 1
+        return mpmath.ncdf(1 / (2 * s) - s) - mpmath.e * mpmath.ncdf(-1 / (2 * s) - s)
+
+    with mpmath.workdps(30):
+        assert gauss_delta(g.value) <= mpmath.mpf("1e-5") < gauss_delta(g.value - Fraction(1, 1000))
+
+
+def test_the_default_answer_reuses_the_looks_it_passes_through():
+    """delta_of(..., known=) takes the looks screen_delta recorded on the grids h/2^j instead of
+    recomputing them: the same enclosure and method as without them."""
+    from certdp.analyses.dispatch import delta_of, screen_delta
+    from certdp.mechanisms.spec import parse_spec
+
+    mech = parse_spec("dpsgd(noise=0.969, rate=256/60000, steps=500)")  # narrowed to h/2
+    known: dict = {}
+    for c in (0, -1):
+        screen_delta(mech, Fraction(1), c, known)
+    assert set(known) == {0, 1}
+    plain, reused = delta_of(mech, Fraction(1)), delta_of(mech, Fraction(1), known=known)
+    assert plain.to_json() == reused.to_json()
+    assert reused.enclosure.to_json() == known[1].to_json()  # the look on h/2 is the answer
