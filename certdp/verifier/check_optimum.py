@@ -61,7 +61,47 @@ class Functions:
     delta: Callable[[], arb]
 
 
-def grammar_functions(r: fm.Refinement) -> Functions:
+@dataclass(frozen=True)
+class Refinement:
+    """σ = f(eps, delta), the target (ε, δ) as exact trees, and the formula's text."""
+
+    f: fm.Node
+    eps: fm.Node
+    delta: fm.Node
+    text: str
+
+    def delta0(self) -> fm.Node:
+        """δ0(x) = (δ + e^ε − (1 − δ)eˣ)/(1 + e^ε), x the variable ``eps``."""
+        e, d, op, call = self.eps, self.delta, fm.Op, fm.call
+        top = call(op.SUB, call(op.ADD, d, call(op.EXP, e)),
+                   call(op.MUL, call(op.SUB, fm.num(1), d), call(op.EXP, fm.var("eps"))))
+        return call(op.DIV, top, call(op.ADD, fm.num(1), call(op.EXP, e)))
+
+    def big_f(self) -> fm.Node:
+        """F(x) = f(x, δ0(x))."""
+        return fm.substitute(self.f, "delta", self.delta0())
+
+
+def refinement(doc: Mapping[str, Any]) -> Refinement:
+    """The formula and target of a noise-refinement certificate (MalformedCertificate on any
+    problem; :class:`certdp.verifier.formula.Unsupported` when they need the safe parser's larger language)."""
+    claim = doc["claim"]
+    if doc["mechanism"] is not None:
+        raise MalformedCertificate("a noise refinement has no mechanism (mechanism must be null)")
+    text = claim.get("formula")
+    if not isinstance(text, str):
+        raise MalformedCertificate("claim.formula must be the σ = f(eps, delta) formula as a string")
+    at = claim.get("at")
+    if not isinstance(at, dict) or set(at) != {"eps", "delta"}:
+        raise MalformedCertificate("claim.at must give eps and delta")
+    f = fm.parse(text)
+    e, d = (fm.parse(number_string(at[k], f"claim.at.{k}"), (), f"claim.at.{k}") for k in ("eps", "delta"))
+    if "delta" not in f.variables():
+        raise MalformedCertificate("claim.formula does not depend on delta")
+    return Refinement(f, e, d, text)
+
+
+def grammar_functions(r: Refinement) -> Functions:
     """The functions of a formula in the checker's own grammar (sympy-free)."""
     big, d0, b = r.big_f(), r.delta0(), fm.BALLS
     return Functions(
@@ -109,11 +149,11 @@ def _sympy_functions(doc: Mapping[str, Any]) -> Functions | None:
     return Functions(fns[0], fns[1], f2, d0b, lambda: evaluate_ball(e, {}), lambda: evaluate_ball(d, {}))
 
 
-def setup(doc: Mapping[str, Any]) -> tuple[fm.Refinement | None, tuple[str, ...]]:
+def setup(doc: Mapping[str, Any]) -> tuple[Refinement | None, tuple[str, ...]]:
     """The refinement in the grammar (None: outside it, the sympy route) and the hypothesis
     it must state (:mod:`certdp.verifier.formula_monotone`; always, outside the grammar)."""
     try:
-        r = fm.refinement(doc)
+        r = refinement(doc)
     except fm.Unsupported:
         return None, (assumption_text(doc["claim"]["formula"]),)
     return r, monotonicity_assumption(r.text)

@@ -40,7 +40,7 @@ from flint import arb
 from certdp.verifier.ball import to_ball
 from certdp.verifier.errors import InputError
 from certdp.verifier.exact import exact
-from certdp.verifier.schema import MalformedCertificate, number_string
+from certdp.verifier.schema import MalformedCertificate
 
 #: Longest accepted formula text (characters).
 MAX_TEXT = 2_000
@@ -109,7 +109,7 @@ def call(op: Op, *kids: Node) -> Node:
     return Node(op, tuple(kids))
 
 
-def _tokens(text: str, where: str) -> list[tuple[str, str, int]]:
+def _tokens(text: str, where: str) -> list[tuple[str, str, int]]:  # (kind, text, position)
     if len(text) > MAX_TEXT:
         raise MalformedCertificate(f"{where} is longer than {MAX_TEXT} characters")
     out, pos = [], 0
@@ -142,9 +142,8 @@ class _Parser:
         return kind == "op" and text in ops
 
     def take(self) -> tuple[str, str, int]:
-        tok = self.toks[self.i]
         self.i += 1
-        return tok
+        return self.toks[self.i - 1]
 
     def nest(self, parse: Callable[[], Node]) -> Node:
         self.depth += 1
@@ -154,12 +153,6 @@ class _Parser:
             return parse()
         finally:
             self.depth -= 1
-
-    def parse(self) -> Node:
-        node = self.expr()
-        if self.toks[self.i][0] != "end":
-            raise self.fail("expected an operator or the end")
-        return node
 
     def expr(self) -> Node:
         node = self.term()
@@ -240,12 +233,10 @@ def _rational(n: Node) -> Fraction | None:
     vals = [_rational(k) for k in n.kids]
     if n.op not in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV) or any(v is None for v in vals):
         return None
-    a = vals[0]
-    assert a is not None
+    a, b = vals[0], vals[-1]
+    assert a is not None and b is not None
     if n.op is Op.NEG:
         return -a
-    b = vals[1]
-    assert b is not None
     if n.op is Op.DIV:
         return None if b == 0 else a / b
     return a + b if n.op is Op.ADD else a - b if n.op is Op.SUB else a * b
@@ -255,7 +246,17 @@ def parse(text: Any, variables: tuple[str, ...] = ("eps", "delta"), where: str =
     """The exact tree of ``text`` (MalformedCertificate / Unsupported on any problem)."""
     if not isinstance(text, str):
         raise MalformedCertificate(f"{where} must be a string")
-    return _Parser(text, variables, where).parse()
+    p = _Parser(text, variables, where)
+    node = p.expr()
+    if p.toks[p.i][0] != "end":
+        raise p.fail("expected an operator or the end")
+    return node
+
+
+def substitute(n: Node, name: str, by: Node) -> Node:
+    if n.op is Op.VAR:
+        return by if n.name == name else n
+    return Node(n.op, tuple(substitute(k, name, by) for k in n.kids), n.q, n.name) if n.kids else n
 
 
 # -- evaluation: value and d/dx by forward mode ------------------------------------------
@@ -263,7 +264,6 @@ def parse(text: Any, variables: tuple[str, ...] = ("eps", "delta"), where: str =
 
 class Undefined(Exception):
     """A domain condition is not proved on the argument."""
-
 
 @dataclass(frozen=True)
 class Backend:
@@ -287,15 +287,15 @@ def _nonzero(b: Backend, x: Any) -> bool:
 
 def _eval(n: Node, env: Mapping[str, tuple[Any, Any]], b: Backend, want_d: bool) -> tuple[Any, Any]:
     """(value, d/dx) of ``n``; env maps a variable to (value, derivative); d is None unless want_d."""
-    op = n.op
+    op, zero = n.op, (b.const(Fraction(0)) if want_d else None)
     if op is Op.NUM:
         assert n.q is not None
-        return b.const(n.q), (b.const(Fraction(0)) if want_d else None)
+        return b.const(n.q), zero
     if op is Op.VAR:
         assert n.name is not None
         return env[n.name]
     if op in (Op.PI, Op.E):
-        return (b.pi() if op is Op.PI else b.e()), (b.const(Fraction(0)) if want_d else None)
+        return (b.pi() if op is Op.PI else b.e()), zero
     u, du = _eval(n.kids[0], env, b, want_d)
     if op is Op.NEG:
         return -u, (-du if want_d else None)
@@ -330,7 +330,7 @@ def _eval(n: Node, env: Mapping[str, tuple[Any, Any]], b: Backend, want_d: bool)
         if k < 0 and not _nonzero(b, u):
             raise Undefined
         if k == 0:
-            return b.const(Fraction(1)), (b.const(Fraction(0)) if want_d else None)
+            return b.const(Fraction(1)), zero
         w = u ** k if k > 0 else 1 / (u ** -k)
         return w, ((k * u ** (k - 1) if k > 1 else (1 if k == 1 else k / u ** (1 - k))) * du if want_d else None)
     if not b.pos(u):
@@ -377,51 +377,3 @@ def intervals() -> Backend:
         pos=lambda x: finite(x) and bool(x.a > 0), neg=lambda x: finite(x) and bool(x.b < 0),
         nonneg=lambda x: finite(x) and bool(x.a >= 0), undecided=lambda: iv.mpf(["-inf", "inf"]),
     )
-
-
-# -- the noise refinement's functions ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Refinement:
-    """σ = f(eps, delta), the target (ε, δ) as exact trees, and the formula's text."""
-
-    f: Node
-    eps: Node
-    delta: Node
-    text: str
-
-    def delta0(self) -> Node:
-        """δ0(x) = (δ + e^ε − (1 − δ)eˣ)/(1 + e^ε), x the variable ``eps``."""
-        e, d = self.eps, self.delta
-        top = call(Op.SUB, call(Op.ADD, d, call(Op.EXP, e)), call(Op.MUL, call(Op.SUB, num(1), d), call(Op.EXP, var("eps"))))
-        return call(Op.DIV, top, call(Op.ADD, num(1), call(Op.EXP, e)))
-
-    def big_f(self) -> Node:
-        """F(x) = f(x, δ0(x))."""
-        return substitute(self.f, "delta", self.delta0())
-
-
-def substitute(n: Node, name: str, by: Node) -> Node:
-    if n.op is Op.VAR:
-        return by if n.name == name else n
-    return Node(n.op, tuple(substitute(k, name, by) for k in n.kids), n.q, n.name) if n.kids else n
-
-
-def refinement(doc: Mapping[str, Any]) -> Refinement:
-    """The formula and target of a noise-refinement certificate (MalformedCertificate on any
-    problem; :class:`Unsupported` when they need the safe parser's larger language)."""
-    claim = doc["claim"]
-    if doc["mechanism"] is not None:
-        raise MalformedCertificate("a noise refinement has no mechanism (mechanism must be null)")
-    text = claim.get("formula")
-    if not isinstance(text, str):
-        raise MalformedCertificate("claim.formula must be the σ = f(eps, delta) formula as a string")
-    at = claim.get("at")
-    if not isinstance(at, dict) or set(at) != {"eps", "delta"}:
-        raise MalformedCertificate("claim.at must give eps and delta")
-    f = parse(text)
-    e, d = (parse(number_string(at[k], f"claim.at.{k}"), (), f"claim.at.{k}") for k in ("eps", "delta"))
-    if "delta" not in f.variables():
-        raise MalformedCertificate("claim.formula does not depend on delta")
-    return Refinement(f, e, d, text)
