@@ -19,7 +19,7 @@ from proofs.core import ProofResult, Step, conclude
 NAME = "coq-library"
 STATEMENT = ("Coq (Coquelicot + Interval): delta_mu monotone in eps and mu, delta_mu >= 0, the monotone and "
              "mean-value cell lemmas, Mills' ratio bounds of delta_mu's tail, the switch-point bracket; Liu et al. 2022 Thm 3.1, 3.2, 5.1 (optimality); Guingona et al. 2023 Lemma 2.3")
-SOURCE = "proofs/coq/CertDP.v, proofs/coq/Papers.v (proofs/coq/README.md)"
+SOURCE = "proofs/coq/CertDP.v, proofs/coq/Refine.v, proofs/coq/Papers.v (proofs/coq/README.md)"
 
 #: theorem -> what it states (Print Assumptions is checked for each)
 THEOREMS = {
@@ -52,8 +52,8 @@ def check() -> ProofResult:
         return ProofResult(NAME, STATEMENT, SOURCE, "failed" if required else "skipped", (step,), ())
     import subprocess  # noqa: PLC0415
 
-    lib = library()  # CertDP.v, compiled once per source and coqc version
-    steps = [Step("CertDP.v compiles", "coq", True)]
+    lib = library()  # CertDP.v and Refine.v, compiled once per source and coqc version
+    steps = [Step("CertDP.v and Refine.v compile", "coq", True)]
     src = (library_source() / "Papers.v").read_text(encoding="utf-8")
     prints = "\n".join(f"Print Assumptions {name.split('.')[-1]}." for name in THEOREMS)
     with tempfile.TemporaryDirectory(prefix="certdp-proofs-") as tmp:
