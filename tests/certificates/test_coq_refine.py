@@ -82,7 +82,9 @@ def _tampered(**claim) -> dict:
 @pytest.mark.slow
 @pytest.mark.parametrize("name, doc, valid", [
     ("seed", REFINED, True),
-    ("digit of lo", _tampered(lo="8.085717854354465238688963"), False),
+    # the minimum is 8.08571785435446523868898588985... (mpmath, 50 digits)
+    ("digit of lo, still below the truth", _tampered(lo="8.085717854354465238688963"), True),
+    ("digit of lo", _tampered(lo="8.085717854354465238689163"), False),
     ("digit of hi", _tampered(hi="8.085717854354465238688809"), False),
     ("formula", _tampered(formula="-2*log(delta)/eps"), False),
     ("at", _tampered(at={"eps": "1/4", "delta": "exp(-2)"}), False),
