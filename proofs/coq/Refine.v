@@ -128,3 +128,24 @@ Proof.
     pose proof (R x ltac:(lra) Px). pose proof (Hmin r0 ltac:(lra) P0).
     pose proof (Hmin r1 ltac:(lra) P1). subst m. unfold Rmin in *. destruct (Rle_dec _ _); lra.
 Qed.
+
+(** F attains its minimum on the domain: F is continuous on the bracket (differentiable there). *)
+Theorem refine_exists : forall (F dF : R -> R) e d eps r0 r1 a0 X m, d < 1 -> a0 <= eps -> eps <= r0 ->
+  r0 <= r1 -> 0 < refine_d0 e d r1 -> refine_d0 e d X <= 0 -> m = Rmin (F r0) (F r1) ->
+  (forall y, r0 <= y <= r1 -> is_derive F y (dF y)) ->
+  rleft_ok F a0 r0 -> rright_ok F (fun x => 0 < refine_d0 e d x) r1 X m ->
+  exists x, eps <= x /\ 0 < refine_d0 e d x /\ forall y, eps <= y -> 0 < refine_d0 e d y -> F x <= F y.
+Proof.
+  intros F dF e d eps r0 r1 a0 X m Hd Ha0 Hr0 Hr01 P1 PX Hm D L R.
+  assert (C : forall c, r0 <= c <= r1 -> continuity_pt F c).
+  { intros c Hc. apply continuity_pt_filterlim.
+    apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). eexists. apply D. exact Hc. }
+  destruct (continuity_ab_min F r0 r1 Hr01 C) as [mx [Hmin Hmx]].
+  exists mx. split; [lra|]. split; [pose proof (refine_d0_decr e d mx r1 Hd (proj2 Hmx)); lra|].
+  intros y Hy Py.
+  destruct (Rlt_or_le y r0) as [Hy0|Hy0].
+  - pose proof (L y ltac:(lra)). pose proof (Hmin r0 ltac:(lra)). lra.
+  - destruct (Rle_or_lt y r1) as [Hy1|Hy1]; [apply Hmin; lra|].
+    pose proof (refine_below_X e d X y Hd PX Py). pose proof (R y ltac:(lra) Py). pose proof (Hmin r0 ltac:(lra)). pose proof (Hmin r1 ltac:(lra)).
+    subst m. unfold Rmin in *. destruct (Rle_dec _ _); lra.
+Qed.

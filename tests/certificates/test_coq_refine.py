@@ -1,6 +1,6 @@
 """Noise refinements of a σ-formula (Liu et al. 2022 App. C, §5.2) under the Coq kernel (issues 40
-and 36): the seeds' three certificates become one Coq theorem each, that every minimiser of
-F(x) = f(x, δ0(x)) on {x >= ε, δ0(x) > 0} lies in [r0, r1] and the quantity there in [lo, hi];
+and 36): the seeds' three certificates become one Coq theorem each, that F(x) = f(x, δ0(x)) has a
+minimiser on {x >= ε, δ0(x) > 0} and every minimiser lies in [r0, r1], the quantity there in [lo, hi];
 a changed digit makes coqc fail.
 
 Default run (no coqc): the Coq printer of the checker's formula tree and the derivative term
@@ -69,7 +69,8 @@ def test_a_refinement_becomes_one_coq_theorem_over_cells():
     assert not re.search(r"\d\.\d|\de-?\d", code)  # exact rationals only
     # near x_max F cannot be enclosed: f non-increasing is the theorem's explicit premise, not an axiom
     claim = next(ln for ln in text.splitlines() if ln.startswith("Theorem certdp_claim"))
-    assert claim.startswith("Theorem certdp_claim : nonincr2 f -> forall x, e <= x -> 0 < d0 x ->")
+    assert claim.startswith("Theorem certdp_claim : nonincr2 f -> (exists x, e <= x /\\ 0 < d0 x /\\ forall y, "
+                            "e <= y -> 0 < d0 y -> F x <= F y) /\\ (forall x, e <= x -> 0 < d0 x ->")
     assert "Axiom" not in text and "Hypothesis" not in text
 
 

@@ -244,11 +244,11 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
           f"Lemma P_X : d0 {XX} <= 0. Proof. unfold d0, refine_d0, e, d; {num}. Qed.",
           "the formula, the target, and the domain's ends (eps <= r0, delta0(r0), delta0(r1) > 0 >= delta0(X))")
     side = f"repeat split; {bis}"
-    for i, (a, b) in enumerate(_runs(left + right)):
+    runs = _runs(left + right + [("S", r0, r1)])  # F' on the bracket too: F is continuous there
+    for i, (a, b) in enumerate(runs):
         s.add(f"Lemma deriv_{i} : forall y, {q(a)} <= y <= {q(b)} -> is_derive F y (dF y).\n"
               f"Proof. intros y Hy. unfold F, dF, Rminus, Rdiv. auto_derive; first [field; {side} | {side}]. Qed.",
               f"F' is the derivative of F on [{a}, {b}]")
-    runs = _runs(left + right)
 
     def deriv(a: Fraction, b: Fraction) -> str:
         i = next(j for j, (u, v) in enumerate(runs) if u <= a and b <= v)
@@ -316,15 +316,22 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
               f"Proof. intros y Hy. unfold {unf}; split; {bis}. Qed.", f"{qty} on the bracket inside [lo, hi]")
         s.add(f"Lemma enclosure : {prem}{dom}{L} <= {value} <= {H}.\n"
               f"Proof. {intro}intros x Hx Px Hm. apply on_bracket. exact (bracket {'Hf ' if uses_mono else ''}x Hx Px Hm). Qed.")
+    hf = " Hf" if uses_mono else ""
+    exists = "(exists x, e <= x /\\ 0 < d0 x /\\ forall y, e <= y -> 0 < d0 y -> F x <= F y)"
+    s.add(f"Lemma exists_min : {prem}{exists}.\n"
+          f"Proof. {intro}exact (refine_exists F dF e d e {R0} {R1} {A0} {XX} m d_lt1 a0_e e_r0 ltac:(lra) P_r1 P_X "
+          f"eq_refl {deriv(r0, r1)} left_0 {rt}). Qed.",
+          "F attains its minimum on the domain (continuous on the bracket)")
     if verdict is None:
-        body, proof = f"{L} <= {value} <= {H}", "exact enclosure."
+        body, rest = f"{L} <= {value} <= {H}", f"exact (enclosure{hf})"
     else:
         v, a, b = verdict
         body = f"{q(a)} <= {value} <= {q(b)}" if v == "CONFIRMED" else f"{value} < {q(a)} \\/ {q(b)} < {value}"
-        proof = (f"{intro}intros x Hx Px Hm. pose proof (enclosure {'Hf ' if uses_mono else ''}x Hx Px Hm). lra.")
+        rest = f"intros x Hx Px Hm; pose proof (enclosure{hf} x Hx Px Hm); lra"
     if uses_mono:
         s.add("(* certdp_claim takes as a premise that f is non-increasing in eps and in delta on eps > 0,\n"
               "   0 < delta < 1 (nonincr2 f): the bound near x_max rests on it.  certdp's sign calculus\n"
               "   (certdp.verifier.formula_monotone) proves it or the certificate states it; Coq does not. *)")
-    s.add(f"Theorem certdp_claim : {prem}{dom}{body}.\nProof. {proof} Qed.",
+    s.add(f"Theorem certdp_claim : {prem}{exists} /\\ ({dom}{body}).\n"
+          f"Proof. {intro}split; [exact (exists_min{hf}) | {rest}]. Qed.",
           "the enclosure [lo, hi]" + ("" if verdict is None else f" against the printed interval ({verdict[0]})"))
