@@ -7,7 +7,7 @@ calculus (:mod:`certdp.verifier.formula_monotone`), on the formula's text:
 :func:`monotonicity_assumption` is that calculus, for the search
 (:mod:`certdp.analyses.noise_refinement`), so the writer and the checker state the same
 hypothesis.  :func:`decreasing_in_eps_and_delta` is sympy's own proof, kept as an
-independent cross-check for the tests (``tests/expr/test_formula_monotone.py``); neither
+independent cross-check for the tests (``tests/verifier/test_formula_grammar.py``); neither
 the writer nor the checker uses it.
 """
 
