@@ -66,7 +66,12 @@ fixed_point_units refusing mass balls too wide for a probability (a FLINT abort 
 and 3,975.  With ``import certdp`` loading neither the errors alias nor the package metadata
 (``certdp.__version__`` on first use): 59 modules, 11,456 lines; without sympy 22 modules, 3,951.
 What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,117–3,154 lines (7,208
-before for a DP-SGD certificate).
+before for a DP-SGD certificate).  Noise refinements checked without sympy (the checker's own
+formula grammar, certdp.verifier.formula, 379 lines, and sign calculus,
+certdp.verifier.formula_monotone, 247 lines; certdp.expr.monotone leaves the closure; the sympy
+route stays, loaded in functions, for formulas outside the grammar): 59 -> 60 modules,
+11,456 -> 12,148 lines (+692); the sympy-free closure (module-level imports) is unchanged at
+22 modules, 3,951 lines, as check_optimum loads in functions.
 """
 
 from __future__ import annotations
@@ -80,8 +85,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
-MAX_MODULES = 59
-MAX_LINES = 11_460
+MAX_MODULES = 60
+MAX_LINES = 12_152
 
 
 def _module_level_imports(mod: str) -> set[str]:

@@ -36,8 +36,9 @@ class NoiseRefinement:
     eps0: Enclosure
     delta0: Enclosure
     naive_sigma: Enclosure
-    #: unproved hypotheses the optimum rests on (empty when sympy proves f
-    #: non-increasing in ε and in δ on ε > 0, 0 < δ < 1)
+    #: unproved hypotheses the optimum rests on (empty when the checker's sign calculus,
+    #: :mod:`certdp.verifier.formula_monotone`, proves f non-increasing in ε and in δ on
+    #: ε > 0, 0 < δ < 1)
     assumptions: tuple[str, ...] = ()
 
 
@@ -166,7 +167,9 @@ def refine_noise(
         d0_cell = db if bracket is None else d0v(cell)
         if not (d0_cell > 0):
             raise PrecisionError("optimal delta0 not certified positive")
-        assumed = monotonicity_assumption(formula)
+        # the checker reads claim.formula's text: the same text here when it is one
+        assumed = monotonicity_assumption(sigma_formula if isinstance(sigma_formula, str) and not parameters
+                                          else formula)
         return NoiseRefinement(
             assumptions=assumed,
             sigma=Enclosure.from_ball(sigma_star),

@@ -1,10 +1,14 @@
-"""Symbolic monotonicity of σ = f(ε, δ) formulas (Liu et al. 2022 App. C, §5.2).
+"""Monotonicity of σ = f(ε, δ) formulas (Liu et al. 2022 App. C, §5.2).
 
 The noise refinement's cell proof bounds f near ε0_max, where δ0 → 0 and f
 cannot be enclosed, by f(ε0_max, δ0(cell's left end)); that bound needs f
-non-increasing in ε and in δ.  Shared by the search
-(:mod:`certdp.analyses.noise_refinement`) and the checker
-(:mod:`certdp.verifier.check_optimum`), so both prove or assume the same thing.
+non-increasing in ε and in δ.  The one owner of that verdict is the checker's sign
+calculus (:mod:`certdp.verifier.formula_monotone`), on the formula's text:
+:func:`monotonicity_assumption` is that calculus, for the search
+(:mod:`certdp.analyses.noise_refinement`), so the writer and the checker state the same
+hypothesis.  :func:`decreasing_in_eps_and_delta` is sympy's own proof, kept as an
+independent cross-check for the tests (``tests/verifier/test_formula_grammar.py``); neither
+the writer nor the checker uses it.
 """
 
 from __future__ import annotations
@@ -46,9 +50,10 @@ def decreasing_in_eps_and_delta(formula: sympy.Expr) -> bool:
     return True
 
 
-def monotonicity_assumption(formula: sympy.Expr) -> tuple[str, ...]:
-    """The hypothesis a noise refinement of ``formula`` rests on: none when
-    :func:`decreasing_in_eps_and_delta` proves it, else its statement."""
-    if decreasing_in_eps_and_delta(formula):
-        return ()
-    return (f"σ = {formula} is non-increasing in ε and in δ (bounds the cell at ε0_max; sympy could not prove it)",)
+def monotonicity_assumption(formula: str | sympy.Expr) -> tuple[str, ...]:
+    """The hypothesis a noise refinement of ``formula`` (its text, as in ``claim.formula``,
+    or a sympy expression, read as its printed text) rests on: none when the checker's
+    calculus proves it, else its statement."""
+    from certdp.verifier.formula_monotone import monotonicity_assumption as calculus  # noqa: PLC0415
+
+    return calculus(formula if isinstance(formula, str) else str(formula))

@@ -17,40 +17,110 @@ mechanism; ``claim.formula`` is σ = f(eps, delta), ``claim.at`` the target
 every cell of [ε, r0] has F' < 0 or F > F(ρ), every cell of [r1, x_max] has
 F' > 0 or F > F(ρ) (ρ = max(r0, ε), a point of the domain), and F is enclosed on
 [r0, r1].  A cell where F cannot be enclosed (δ0 → 0) is bounded by
-F ≥ f(x_max, δ0(a)), which needs f non-increasing in ε and in δ: proved by sympy
-(:mod:`certdp.expr.monotone`) or stated in ``claim.assumptions``.  Then
+F ≥ f(x_max, δ0(a)), which needs f non-increasing in ε and in δ: proved by the sign
+calculus (:mod:`certdp.verifier.formula_monotone`) or stated in ``claim.assumptions``.  Then
 σ* ∈ F([r0, r1]), ε0 ∈ [r0, r1], δ0* ∈ δ0([r0, r1]).
+
+The formula and the target are read by the checker's own grammar
+(:mod:`certdp.verifier.formula`: numbers, eps, delta, + − × ÷, rational powers, log,
+exp, sqrt, pi, E), evaluated with F' by forward-mode differentiation in balls: no sympy.
+A formula outside it (``if``, ``Piecewise``, ``Max``, ``erf``, ... of the safe parser's
+language, which the writer accepts) takes the sympy route (safe parser, expression
+evaluator), and its monotonicity is always a stated hypothesis.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-import sympy
 from flint import arb
 
-from certdp.verifier.facts import assumptions_of
-from certdp.verifier.schema import MalformedCertificate, number_string
-from certdp.verifier.switch import MAX_CELLS, bracket_of, inside as _inside, run_proof as _run
-from certdp.verifier.errors import InputError, PrecisionError
-from certdp.expr.derivative import expression_functions
-from certdp.expr.evaluate import compile_ball, evaluate_ball
-from certdp.expr.monotone import monotonicity_assumption
-from certdp.expr.parser import parse_expression
-from certdp.expr.symbols import DELTA, EPS
+from certdp.verifier import formula as fm
 from certdp.verifier.ball import lower_bound, to_ball, upper_bound
 from certdp.verifier.cells import CellBudgetExceeded, prove_on_cells
+from certdp.verifier.errors import InputError, PrecisionError
+from certdp.verifier.facts import assumptions_of
+from certdp.verifier.formula_monotone import assumption_text, monotonicity_assumption
+from certdp.verifier.schema import MalformedCertificate, number_string
+from certdp.verifier.switch import MAX_CELLS, bracket_of, inside as _inside, run_proof as _run
+
+Ball = Callable[[arb], arb]
 
 
-def refined_setup(doc: Mapping[str, Any]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
-    """(f, ε, δ) of a noise-refinement claim, parsed by the safe parser
-    (MalformedCertificate on any problem)."""
+@dataclass(frozen=True)
+class Functions:
+    """A refinement's functions in balls: F, F', f(x, d), δ0, and the target (ε, δ)."""
+
+    big_f: Ball
+    dbig_f: Ball
+    f2: Callable[[arb, arb], arb]
+    d0b: Ball
+    eps: Callable[[], arb]
+    delta: Callable[[], arb]
+
+
+@dataclass(frozen=True)
+class Refinement:
+    """σ = f(eps, delta), the target (ε, δ) as exact trees, and the formula's text."""
+
+    f: fm.Node
+    eps: fm.Node
+    delta: fm.Node
+    text: str
+
+    def delta0(self) -> fm.Node:
+        """δ0(x) = (δ + e^ε − (1 − δ)eˣ)/(1 + e^ε), x the variable ``eps``."""
+        e, d, op, call = self.eps, self.delta, fm.Op, fm.call
+        top = call(op.SUB, call(op.ADD, d, call(op.EXP, e)),
+                   call(op.MUL, call(op.SUB, fm.num(1), d), call(op.EXP, fm.var("eps"))))
+        return call(op.DIV, top, call(op.ADD, fm.num(1), call(op.EXP, e)))
+
+    def big_f(self) -> fm.Node:
+        """F(x) = f(x, δ0(x))."""
+        return fm.substitute(self.f, "delta", self.delta0())
+
+
+def refinement(doc: Mapping[str, Any]) -> Refinement:
+    """The formula and target of a noise-refinement certificate (MalformedCertificate on any
+    problem; :class:`certdp.verifier.formula.Unsupported` when they need the safe parser's larger language)."""
     claim = doc["claim"]
     if doc["mechanism"] is not None:
         raise MalformedCertificate("a noise refinement has no mechanism (mechanism must be null)")
-    if not isinstance(claim.get("formula"), str):
+    text = claim.get("formula")
+    if not isinstance(text, str):
         raise MalformedCertificate("claim.formula must be the σ = f(eps, delta) formula as a string")
+    at = claim.get("at")
+    if not isinstance(at, dict) or set(at) != {"eps", "delta"}:
+        raise MalformedCertificate("claim.at must give eps and delta")
+    f = fm.parse(text)
+    e, d = (fm.parse(number_string(at[k], f"claim.at.{k}"), (), f"claim.at.{k}") for k in ("eps", "delta"))
+    if "delta" not in f.variables():
+        raise MalformedCertificate("claim.formula does not depend on delta")
+    return Refinement(f, e, d, text)
+
+
+def grammar_functions(r: Refinement) -> Functions:
+    """The functions of a formula in the checker's own grammar (sympy-free)."""
+    big, d0, b = r.big_f(), r.delta0(), fm.BALLS
+    return Functions(
+        big_f=lambda c: fm.evaluate(big, {"eps": c}, b),
+        dbig_f=lambda c: fm.value_and_slope(big, c, b)[1],
+        f2=lambda x, d: fm.evaluate(r.f, {"eps": x, "delta": d}, b),
+        d0b=lambda c: fm.evaluate(d0, {"eps": c}, b),
+        eps=lambda: fm.evaluate(r.eps, {}, b),
+        delta=lambda: fm.evaluate(r.delta, {}, b),
+    )
+
+
+def refined_setup(doc: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """(f, ε, δ) of a noise-refinement claim outside the checker's grammar, parsed by the
+    safe parser into sympy (MalformedCertificate on any problem)."""
+    from certdp.expr.parser import parse_expression  # noqa: PLC0415  (sympy: formulas outside the grammar)
+    from certdp.expr.symbols import DELTA  # noqa: PLC0415
+
+    claim = doc["claim"]
     try:
         f = parse_expression(claim["formula"], ("eps", "delta"))
         at = {k: parse_expression(number_string(v, f"claim.at.{k}"), ()) for k, v in claim["at"].items()}
@@ -61,24 +131,55 @@ def refined_setup(doc: Mapping[str, Any]) -> tuple[sympy.Expr, sympy.Expr, sympy
     return f, at["eps"], at["delta"]
 
 
-def check_refined(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fraction, prec: int) -> str | None:
-    """First failing step of a noise-refinement value certificate, or None."""
+def _sympy_functions(doc: Mapping[str, Any]) -> Functions | None:
+    """The functions of a formula the grammar refuses (if, Piecewise, Max, erf, ...), by the
+    safe parser and the expression evaluator; None when F' cannot be evaluated."""
+    import sympy  # noqa: PLC0415
+
+    from certdp.expr.derivative import expression_functions  # noqa: PLC0415
+    from certdp.expr.evaluate import compile_ball, evaluate_ball  # noqa: PLC0415
+    from certdp.expr.symbols import DELTA, EPS  # noqa: PLC0415
+
     f, e, d = refined_setup(doc)
-    needed, stated = monotonicity_assumption(f), assumptions_of(doc)
-    if set(needed) != set(stated):
-        return ("claim rests on an unproved hypothesis it does not state: " + needed[0] if needed
-                else "claim.assumptions lists hypotheses the formula does not need")
-    r0, r1, _ = bracket_of(doc["evidence"], "evidence", tail=False)
     d0 = (d + sympy.exp(e) - (1 - d) * sympy.exp(EPS)) / (1 + sympy.exp(e))
     fns = expression_functions(f.xreplace({DELTA: d0}))
     if fns is None:
+        return None
+    f2, d0b = compile_ball(f, (EPS, DELTA)), compile_ball(d0, (EPS,))
+    return Functions(fns[0], fns[1], f2, d0b, lambda: evaluate_ball(e, {}), lambda: evaluate_ball(d, {}))
+
+
+def setup(doc: Mapping[str, Any]) -> tuple[Refinement | None, tuple[str, ...]]:
+    """The refinement in the grammar (None: outside it, the sympy route) and the hypothesis
+    it must state (:mod:`certdp.verifier.formula_monotone`; always, outside the grammar)."""
+    try:
+        r = refinement(doc)
+    except fm.Unsupported:
+        return None, (assumption_text(doc["claim"]["formula"]),)
+    return r, monotonicity_assumption(r.text)
+
+
+def assumption_step(needed: tuple[str, ...], doc: Mapping[str, Any]) -> str | None:
+    if set(needed) != set(assumptions_of(doc)):
+        return ("claim rests on an unproved hypothesis it does not state: " + needed[0] if needed
+                else "claim.assumptions lists hypotheses the formula does not need")
+    return None
+
+
+def check_refined(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fraction, prec: int) -> str | None:
+    """First failing step of a noise-refinement value certificate, or None."""
+    r, needed = setup(doc)
+    step = assumption_step(needed, doc)
+    if step is not None:
+        return step
+    r0, r1, _ = bracket_of(doc["evidence"], "evidence", tail=False)
+    fns = grammar_functions(r) if r is not None else _sympy_functions(doc)
+    if fns is None:
         return "F(x) = f(x, δ0(x)) or its derivative cannot be evaluated"
-    big_f, dbig_f = fns
-    f2 = compile_ball(f, (EPS, DELTA))
-    d0b = compile_ball(d0, (EPS,))
+    big_f, dbig_f, f2, d0b = fns.big_f, fns.dbig_f, fns.f2, fns.d0b
 
     def proof() -> str | None:
-        eb, db = evaluate_ball(e, {}), evaluate_ball(d, {})
+        eb, db = fns.eps(), fns.delta()
         if not (eb.is_finite() and db.is_finite()):
             raise PrecisionError("the target (eps, delta) cannot be enclosed")
         if not (eb >= 0 and db > 0 and db < 1):

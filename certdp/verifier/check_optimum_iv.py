@@ -1,14 +1,15 @@
 """Noise-refinement ``value`` certificates (``refined_sigma``, ``refined_eps0``,
 ``refined_delta0``; Liu et al. 2022 App. C, §5.2) under the second kernel (``certdp verify
 --kernel mpmath``): the proof of :func:`certdp.verifier.check_optimum.check_refined` in
-mpmath intervals.  The claim's formula is a user expression, so it is parsed by the safe
-parser and evaluated by the expression evaluator's interval backend (sympy); the cells
-are bisected at exact rational midpoints (:func:`certdp.verifier.switch_iv._cells`).
+mpmath intervals.  The claim's formula is read by the checker's own grammar and evaluated,
+with F' by forward mode, in intervals (:mod:`certdp.verifier.formula`, no sympy); a formula
+outside it takes the safe parser and the expression evaluator's interval backend (sympy).
+The cells are bisected at exact rational midpoints (:func:`certdp.verifier.switch_iv._cells`).
 
 With δ0(x) = (δ + e^ε − (1 − δ)eˣ)/(1 + e^ε) and F(x) = f(x, δ0(x)) on [ε, x_max]: every cell of
 [ε, r0] has F' < 0 or F > F(ρ), every cell of [r1, x_max] has F' > 0 or F > F(ρ)
 (ρ = max(r0, ε)); a cell where F is not enclosed is bounded by f(x_max, δ0(a)) under the
-monotonicity the certificate states or sympy proves; then the quantity over [r0, r1]
+monotonicity the certificate states or the sign calculus proves; then the quantity over [r0, r1]
 lies in [lo, hi].
 """
 
@@ -20,7 +21,6 @@ from typing import Any, Callable, Mapping
 from mpmath import iv, libmp
 
 from certdp.verifier import iv as kernel
-from certdp.verifier.facts import assumptions_of
 from certdp.verifier.switch import bracket_of
 from certdp.verifier.switch_iv import _cells, _finite, _hull, _run, _Undecided
 
@@ -38,30 +38,49 @@ def _safe(g: Callable[[Any], bool]) -> Callable[[Any, Fraction, Fraction], bool]
     return ok
 
 
-def check_refined_iv(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fraction, prec: int) -> str | None:
-    """First failing step of a noise-refinement value certificate in mpmath intervals, or None."""
-    import sympy  # noqa: PLC0415  (the claim's formula is a user expression)
+def _grammar_functions(r: Any) -> tuple[Callable[..., Any], ...]:
+    """F, F', f(x, d), δ0 and the target of a formula in the checker's grammar, in intervals."""
+    from certdp.verifier import formula as fm  # noqa: PLC0415
+
+    big, d0, b = r.big_f(), r.delta0(), fm.intervals()
+    return (lambda c: fm.evaluate(big, {"eps": c}, b), lambda c: fm.value_and_slope(big, c, b)[1],
+            lambda x, d: fm.evaluate(r.f, {"eps": x, "delta": d}, b), lambda c: fm.evaluate(d0, {"eps": c}, b),
+            lambda: fm.evaluate(r.eps, {}, b), lambda: fm.evaluate(r.delta, {}, b))
+
+
+def _sympy_functions(doc: Mapping[str, Any]) -> tuple[Callable[..., Any], ...] | None:
+    """The same for a formula outside the grammar: safe parser and the expression
+    evaluator's interval backend (sympy)."""
+    import sympy  # noqa: PLC0415  (the claim's formula is outside the checker's grammar)
 
     from certdp.expr.derivative import derivative  # noqa: PLC0415
     from certdp.expr.ivbackend import compile_iv  # noqa: PLC0415
-    from certdp.expr.monotone import monotonicity_assumption  # noqa: PLC0415
     from certdp.expr.symbols import DELTA, EPS  # noqa: PLC0415
     from certdp.verifier.check_optimum import refined_setup  # noqa: PLC0415
 
     f, e, d = refined_setup(doc)
-    needed, stated = monotonicity_assumption(f), assumptions_of(doc)
-    if set(needed) != set(stated):
-        return ("claim rests on an unproved hypothesis it does not state: " + needed[0] if needed
-                else "claim.assumptions lists hypotheses the formula does not need")
-    r0, r1, _ = bracket_of(doc["evidence"], "evidence", tail=False)
     d0 = (d + sympy.exp(e) - (1 - d) * sympy.exp(EPS)) / (1 + sympy.exp(e))
     big = f.xreplace({DELTA: d0})
     dbig = derivative(big)
     if dbig is None:
+        return None
+    return (compile_iv(big, (EPS,)), compile_iv(dbig, (EPS,)), compile_iv(f, (EPS, DELTA)), compile_iv(d0, (EPS,)),
+            compile_iv(e, ()), compile_iv(d, ()))
+
+
+def check_refined_iv(doc: Mapping[str, Any], quantity: str, lo: Fraction, hi: Fraction, prec: int) -> str | None:
+    """First failing step of a noise-refinement value certificate in mpmath intervals, or None."""
+    from certdp.verifier.check_optimum import assumption_step, setup  # noqa: PLC0415
+
+    r, needed = setup(doc)
+    step = assumption_step(needed, doc)
+    if step is not None:
+        return step
+    r0, r1, _ = bracket_of(doc["evidence"], "evidence", tail=False)
+    fns = _grammar_functions(r) if r is not None else _sympy_functions(doc)
+    if fns is None:
         return "F(x) = f(x, δ0(x)) or its derivative cannot be evaluated"
-    big_f, dbig_f = compile_iv(big, (EPS,)), compile_iv(dbig, (EPS,))
-    f2, d0b = compile_iv(f, (EPS, DELTA)), compile_iv(d0, (EPS,))
-    e_f, d_f = compile_iv(e, ()), compile_iv(d, ())
+    big_f, dbig_f, f2, d0b, e_f, d_f = fns
 
     def proof() -> str | None:
         eb, db = e_f(), d_f()

@@ -1,7 +1,8 @@
 """Switch points of sgd/icea refined profiles (Liu et al. 2022 App. B) under the Coq kernel
 (issue 40): the seeds' certificates become a Coq theorem that every maximiser of
 q(x) = (1 − min(1, δ̂(x)))/(1 + eˣ) on (0, ∞) lies in [lo, hi]; a changed digit or a moved
-bracket makes coqc fail.  Noise refinements (a user σ-formula) are refused with the reason.
+bracket makes coqc fail.  A noise refinement whose formula is outside the checker's grammar is
+refused with the reason.
 
 Truth: mpmath (50 digits) finds the root of S = δ̂'(1 + eˣ) + (1 − δ̂)eˣ.  The tests that run
 coqc skip where it is missing (and fail under CERTDP_REQUIRE_COQ=1)."""
@@ -81,14 +82,21 @@ def test_a_switch_point_becomes_one_coq_theorem_over_cells():
     assert "icea_naive" in translate(ICEA).text
 
 
-def test_a_noise_refinement_is_refused_with_the_reason(tmp_path, capsys):
-    with pytest.raises(Unsupported, match="user expression"):
-        translate(REFINED)
+def test_a_refinement_outside_the_formula_grammar_is_refused_with_the_reason(tmp_path, capsys):
+    # noise refinements are Coq theorems now (tests/certificates/test_coq_refine.py); a formula
+    # only the safe parser reads (if, Piecewise, ...) is not printed to Coq
+    doc = copy.deepcopy(REFINED)
+    doc["claim"]["formula"] = "if(eps < 1, 1, 1)*-log(delta)/eps"
+    doc["claim"]["assumptions"] = [
+        "σ = if(eps < 1, 1, 1)*-log(delta)/eps is non-increasing in ε and in δ (bounds the cell at ε0_max; "
+        "the monotonicity calculus could not prove it)"]
+    with pytest.raises(Unsupported, match="grammar"):
+        translate(doc)
     path = tmp_path / "r.json"
-    path.write_text(json.dumps(REFINED))
+    path.write_text(json.dumps(doc))
     assert main(["verify", str(path), "--kernel", "coq"]) == 2
     err = capsys.readouterr().err
-    assert "sympy" in err and err.count("\n") == 1
+    assert "grammar" in err and err.count("\n") == 1
 
 
 def _tampered(doc: dict, **claim) -> dict:

@@ -89,7 +89,7 @@ def test_a_certificate_blind_to_a_downward_jump_is_invalid():
     doc = _smooth_doc()
     doc["claim"]["formula"] = JUMP_DOWN
     doc["claim"]["at"] = {"eps": "1", "delta": "exp(-2)"}
-    needed = monotonicity_assumption(parse_expression(JUMP_DOWN, ("eps", "delta")))
+    needed = monotonicity_assumption(JUMP_DOWN)  # the claim.formula text, as the checker reads it
     if needed:
         doc["claim"]["assumptions"] = list(needed)
     # the smooth branch's optimum: F' < 0 left of it, F' > 0 right of it piece by piece
@@ -110,7 +110,7 @@ def test_a_certificate_blind_to_an_upward_jump_is_invalid():
     doc["claim"]["lo"], doc["claim"]["hi"] = "6", "7"
     res = check(doc)
     assert not res.valid and "hypothesis" in res.failed_step  # it rests on an unproved monotonicity
-    doc["claim"]["assumptions"] = list(monotonicity_assumption(f))
+    doc["claim"]["assumptions"] = list(monotonicity_assumption(JUMP_UP))  # the text the checker reads
     res = check(doc)
     assert not res.valid, res  # and even granted that, the cell holding ε0 = 2 is not excluded
 

@@ -5,7 +5,7 @@ not_dp, value, gdp, not_gdp, gdp_exact), DP-SGD PLDs (pld, pld_lower), the profi
 (pld_profile, discrete_gaussian), the loss laws (pld_law, pld_law_lower), a noise refinement,
 a switch point, the shuffled lower bound, adp_not_prdp — is VALID under ``kernel="flint"``
 and ``kernel="mpmath"``; checking the catalog ones under mpmath in a fresh interpreter loads
-no sympy (only ``profile("...")`` expressions and a refinement's ``claim.formula`` may); and a
+no sympy (only ``profile("...")`` expressions and a refinement formula outside the checker's grammar may); and a
 false claim made from each is INVALID under both kernels.
 
 Slow (``-m slow``): every certificate of the test suite's kinds and of ``certdp audit
@@ -134,8 +134,10 @@ COMMANDS = {
                       "--delta", "1e-5", "--sampling", "shuffle"],
 }
 
-#: Certificates whose check may load sympy: a refinement's claim.formula is a user expression.
-USER_EXPRESSION = ("value_refined",)
+#: Certificates whose check may load sympy: none since the checker reads a refinement's
+#: claim.formula with its own grammar (certdp.verifier.formula); only a formula outside it
+#: (if, Piecewise, Max, erf, ...) would.
+USER_EXPRESSION: tuple[str, ...] = ()
 
 
 @pytest.fixture(scope="module")

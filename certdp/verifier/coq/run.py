@@ -1,6 +1,6 @@
 """Running ``coqc`` on a translated certificate (``certdp verify FILE --kernel coq``).
 
-The library ``proofs/coq/CertDP.v`` is compiled once per (source, coqc version)
+The library ``proofs/coq/CertDP.v`` and ``Refine.v`` is compiled once per (source, coqc version)
 into the user's cache directory; each certificate's script is compiled in a
 fresh temporary directory with a timeout from ``--budget``.  VALID needs coqc to
 accept the script *and* ``Print Assumptions certdp_claim`` to list no axiom
@@ -39,6 +39,8 @@ ALLOWED_AXIOMS = frozenset({
 #: Prefixes of the specification axioms of Coq's primitive machine integers and floats
 #: (implemented by Coq's kernel; the Interval library computes with them).
 PRIMITIVE_PREFIXES = ("PrimInt63.", "Uint63.", "Sint63.", "PrimFloat.", "FloatAxioms.", "FloatOps.")
+#: The library's files, compiled in this order (Refine.v: the noise refinement's cell argument).
+LIBRARY = ("CertDP.v", "Refine.v")
 #: Default coqc time limit (seconds) when no --budget is active.
 DEFAULT_TIMEOUT = 600.0
 #: Vernacular a generated script never contains (so no axiom of the script can shadow the library's).
@@ -83,23 +85,27 @@ def _run(args: list[str], cwd: str, what: str) -> subprocess.CompletedProcess:
 def library() -> Path:
     """The directory holding the compiled library (``-Q DIR CertDP``), built on first use."""
     exe = coqc()
-    src = library_source() / "CertDP.v"
+    srcs = [library_source() / name for name in LIBRARY]
     version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False).stdout
-    key = hashlib.sha256(src.read_bytes() + version.encode()).hexdigest()[:16]
+    key = hashlib.sha256(b"".join(p.read_bytes() for p in srcs) + version.encode()).hexdigest()[:16]
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "certdp" / "coq"
     target = root / key
-    if (target / "CertDP.vo").is_file():
+    if all((target / name).with_suffix(".vo").is_file() for name in LIBRARY):
         return target
     root.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix="build-", dir=root))
     try:
-        shutil.copy(src, build / "CertDP.v")
-        res = _run([exe, "-q", "-Q", ".", "CertDP", "CertDP.v"], str(build), "compiling the Coq library")
+        for src in srcs:
+            shutil.copy(src, build / src.name)
+        for src in srcs:
+            res = _run([exe, "-q", "-Q", ".", "CertDP", src.name], str(build), "compiling the Coq library")
+            if res.returncode != 0:
+                break
         if res.returncode != 0:
             err = res.stderr + res.stdout
             if "Cannot find" in err or "Unable to locate library" in err:
                 raise CoqMissing(MISSING)
-            raise CoqMissing(f"the Coq library proofs/coq/CertDP.v does not compile with this coqc: "
+            raise CoqMissing(f"the Coq library proofs/coq/{src.name} does not compile with this coqc: "
                              f"{_first_error(err)}")
         try:
             build.rename(target)

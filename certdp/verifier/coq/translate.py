@@ -18,6 +18,9 @@ in one theorem, ``certdp_claim``, that states the claim itself:
 
 * ``value`` ``switch_eps`` / ``switch_delta``: q has a maximiser and every maximiser lies in
   [lo, hi] (:mod:`certdp.verifier.coq.switch`).
+* ``value`` ``refined_sigma`` / ``refined_eps0`` / ``refined_delta0``: every minimiser of
+  F(x) = f(x, δ0(x)) on the domain lies in [r0, r1], the quantity there in [lo, hi]
+  (:mod:`certdp.verifier.coq.refine`, from proofs/coq/Refine.v).
 
 A Gaussian profile deeper in its tail than the Φ integrals reach is bounded by the library's
 Mills-ratio lemma ``delta_mu_tail`` instead (:meth:`Script.tail_lemma`).
@@ -46,10 +49,6 @@ REFUSED = {
     "not_gdp_except": "its evidence is a privacy-loss distribution (PLD accountant), which the Coq library does not state yet",
     "adp_not_prdp": "the ADP/PrDP counterexamples are not translated to Coq yet",
 }
-#: Why a σ-formula's noise refinement is refused (see proofs/coq/README.md).
-REFINED_REASON = ("the noise refinement of a sigma-formula minimises f(x, delta0(x)) for the certificate's own "
-                  "formula, a user expression that only certdp's sympy parser reads; the Coq kernel imports no "
-                  "sympy and has no trusted expression-to-Coq printer yet")
 PLD_EVIDENCE = ("pld", "pld_lower", "pld_profile", "pld_items", "pld_law", "pld_law_lower")
 
 HEADER = """\
@@ -59,7 +58,7 @@ HEADER = """\
 From Coq Require Import Reals Lra List.
 From Coquelicot Require Import Coquelicot.
 From Interval Require Import Tactic.
-From CertDP Require Import CertDP.
+From CertDP Require Import CertDP Refine.
 Open Scope R_scope.
 Import ListNotations.
 """
@@ -269,8 +268,6 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
     from certdp.verifier.check_value import REFINED, SWITCH, validate  # noqa: PLC0415
 
     claim, qty, at, lo, hi = validate(doc)
-    if qty in REFINED:
-        raise Unsupported(f"value {qty!r}: {REFINED_REASON}")
     if lo < 0:
         raise ClaimRefused("the quantity is non-negative; claim.lo < 0 is not a proved lower end")
     verdict = None
@@ -282,6 +279,12 @@ def _value(doc: Mapping[str, Any], prec: int, boost: float) -> Script:
             raise MalformedCertificate("claim.verdict must be CONFIRMED or REFUTED")
         verdict = (claim["verdict"], *printed_interval(claim["reported"], claim["rounding"]))
     L, H = q(lo), q(hi)
+    if qty in REFINED:
+        from certdp.verifier.coq.refine import translate_refined  # noqa: PLC0415
+
+        s = _start(doc, prec, boost, None)
+        translate_refined(s, doc, qty, lo, hi, verdict)
+        return _end(s)
     if qty in SWITCH:
         from certdp.verifier.coq.switch import translate_switch  # noqa: PLC0415
 
