@@ -27,6 +27,7 @@ through the expression evaluator and refuses the rest.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, Callable
@@ -43,7 +44,13 @@ class NoClosedForm(Exception):
 
 
 def _pt(q: Fraction) -> Any:
-    return kernel.point(Fraction(q))
+    return _point(Fraction(q), iv.prec)
+
+
+@functools.lru_cache(maxsize=256)
+def _point(q: Fraction, prec: int) -> Any:
+    """A mechanism's constant at ``prec`` bits (made once: a cell proof asks for it on every piece)."""
+    return kernel.point(q)
 
 
 def _pos(x: Any) -> Any:
@@ -330,13 +337,29 @@ def functions(mech: Mech) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] |
         lo, hi = max(cell.a, 0), max(cell.b, 0)
         ends = [iv.mpf(lo) + (iv.mpf(hi) - iv.mpf(lo)) * j / PIECES for j in range(PIECES + 1)]
         ends[0], ends[-1] = iv.mpf(lo), iv.mpf(hi)
+        one = _clip_side(mech, kernel.hull(ends[0], ends[-1]))
         out = None
         for a, b in zip(ends, ends[1:]):
-            s = slope(mech, kernel.hull(a, b))
+            s = one(kernel.hull(a, b))
             out = s if out is None else kernel.hull(out, s)
         return out
 
     return (lambda x: delta(mech, _nonneg(x))), d_p
+
+
+def _clip_side(mech: Mech, cell: Any) -> Callable[[Any], Any]:
+    """The slope on the pieces of ``cell``: for clip_reify whose smaller side is decided on the
+    whole cell, that side's slope (the same side is the smaller on every piece, so the
+    comparison is made once, not per piece); else :func:`slope` itself."""
+    if isinstance(mech, ClipReify) and slope(mech.mechanism, iv.mpf(0)) is not None:
+        cell = _nonneg(cell)
+        p_m, lap = delta(mech.mechanism, cell), _lap_tail(mech.eps_h, cell, None)
+        if p_m.b < lap.a:
+            return lambda piece: slope(mech.mechanism, _nonneg(piece))
+        if p_m.a > lap.b:
+            c = _pt(mech.eps_h)
+            return lambda piece: _before(c, -iv.exp((_nonneg(piece) - c) / 2) / 2, _nonneg(piece))
+    return lambda piece: slope(mech, piece)
 
 
 def covered(mech: Mech) -> bool:
