@@ -77,20 +77,37 @@ def delta_mu(m: Any, x: Any) -> Any:
 
     a = -x / m + m / 2
     p, width = iv.prec + 32, None
-    thin = (x.b - x.a) <= (1 + abs(x.b)) * iv.mpf(2) ** (-(iv.prec - 16))
+    x_lo, x_hi = x._mpi_  # the tests below on mpmath's raw tuples (rounded up: a guide, not a bound)
+    thin = libmp.mpf_le(libmp.mpf_shift(libmp.mpf_sub(x_hi, x_lo, 53, "c"), iv.prec - 16),
+                        libmp.mpf_add(libmp.mpf_abs(x_hi), libmp.fone, 53, "c"))
+    e_x = iv.exp(x)
     for _ in range(3 if thin else 1):  # a wide ε (a cell) is as wide at any Φ accuracy
-        v = ncdf(a, p) - iv.exp(x) * ncdf(a - m, p)
-        w = v.b - v.a
-        if (v.a > 0 and w <= v.a * iv.mpf(2) ** (-(iv.prec - 8))) or (width is not None and 2 * w > width):
+        v = ncdf(a, p) - e_x * ncdf(a - m, p)
+        v_lo, v_hi = v._mpi_
+        w = libmp.mpf_sub(v_hi, v_lo, 53, "c")
+        if not _regular(w):
+            return v
+        if ((_positive(v_lo) and libmp.mpf_le(libmp.mpf_shift(w, iv.prec - 8), v_lo))
+                or (width is not None and libmp.mpf_gt(libmp.mpf_shift(w, 1), width))):
             return v  # tight, or as tight as the arguments' own width allows at this precision
-        if v.b <= 0:
+        if not _positive(v_hi):
             break
         # the bits the absolute accuracy lacks for a relative 2^−(prec−8) (capped: far tails are
-        # relative already, and there more bits do not narrow it)
-        target = (v.a if v.a > 0 else v.b / 2) * iv.mpf(2) ** (-(iv.prec - 8))
-        lack = int(iv.log(w / target, 2).b) + 16
+        # relative already, and there more bits do not narrow it); a guide from the exponents
+        ref = v_lo if _positive(v_lo) else libmp.mpf_shift(v_hi, -1)
+        lack = (w[2] + w[3]) - (ref[2] + ref[3]) + iv.prec - 8 + 1 + 16 if w != libmp.fzero else 0
         width, p = w, min(p + max(lack, 16), 8 * iv.prec + 64)
     return v
+
+
+def _regular(t: tuple) -> bool:
+    """A finite mpf tuple (not ±inf, nan)."""
+    return t not in (libmp.finf, libmp.fninf, libmp.fnan)
+
+
+def _positive(t: tuple) -> bool:
+    """The mpf tuple is > 0 and finite."""
+    return t[0] == 0 and t[1] != 0 and _regular(t)
 
 
 def _lap_tail(c: Fraction, x: Any, xq: Fraction | None) -> Any:
