@@ -10,11 +10,11 @@ operations instead of dozens of ``iv`` objects:
   2·term_{N+1}.  The terms reach about e^{s²/2}; they are summed in fixed point with
   Q = p + ⌈s²·log2(e)/2⌉ + 16 bits after the point (floor / ceil), so φ(s)·(error of S) <= 2^−p.
 * |x| beyond: Φ(−s) = φ(s) R(s) with Mills' ratio R(s) by Laplace's continued fraction
-  R(s) = 1/(s + 1/(s + 2/(s + 3/(s + …)))) (Abramowitz & Stegun 26.2.14), whose elements are
-  positive, so consecutive convergents bracket R(s) (Jones & Thron 1980 Thm 4.7, as
-  :func:`certdp.verifier.iv.erfc`).  For a dyadic s the convergents are exact rationals
-  (integer recurrences); the depth grows until two consecutive ones agree to 2^−(p+16)
-  relatively, so the far tail is relatively accurate (δ down to 1e-200 and below).
+  R(s) = 1/(s + 1/(s + 2/(s + 3/(s + …)))) (Abramowitz & Stegun 26.2.14).  Its elements are
+  positive, so every tail g_k = s + k/g_{k+1} exceeds s and the tail cut at depth n lies in
+  [s, s + n/s]; the fraction is evaluated backwards from that enclosure in fixed point with
+  outward rounding (:func:`_mills`), deepening until R is known to 2^−(p+16) relatively, so
+  the far tail is relatively accurate (δ down to 1e-200 and below).
 * φ(s) = e^{−s²/2}/√(2π): s²/2 is exact (a dyadic), e^{·} by ``libmp.mpf_exp`` rounded down
   and up, 1/√(2π) from ``mpmath.iv`` once per precision, every product rounded outward.
 
@@ -71,40 +71,27 @@ def _series(man: int, exp: int, q: int) -> tuple[int, int]:
 
 
 def _mills(man: int, exp: int, bits: int) -> tuple[tuple, tuple, int]:
-    """(lo, hi) mpf bounds of R(s) = Φ(−s)/φ(s) for s = man·2^exp > 0 (Laplace's continued
-    fraction; see the module text), and the number of terms used.  With s = b/D (D = 2^−exp
-    or 1) the equivalent fraction D/(b + D²/(b + 2D²/(b + …))) has integer elements, so the
-    convergents A_k/B_k are exact; A_k B_{k−1} − A_{k−1} B_k = ±D^{2k−1}(k−1)!."""
-    if exp >= 0:
-        b, d = man << exp, 1
-    else:
-        b, d = man, 1 << -exp
-    d2 = d * d
-    a_prev, a = 0, d  # A_0, A_1
-    b_prev, bb = 1, b  # B_0, B_1
-    det = d  # |A_1 B_0 − A_0 B_1|
-    k = 1
+    """(lo, hi) mpf bounds of R(s) = Φ(−s)/φ(s) for s = man·2^exp > 0 to about 2^−bits
+    relatively, and the depth n used.  Laplace's fraction R = 1/g_1, g_k = s + k/g_{k+1}, every
+    g_k > s; cut at depth n, g_n = s + n/g_{n+1} lies in [s, s + n/s], and each step back
+    (g_k decreasing in g_{k+1}) maps an enclosure of g_{k+1} to one of g_k: evaluated in fixed
+    point with Q bits, the lower end rounded down and the upper up.  The depth starts at the
+    estimate (0.35·bits/s)² (the fraction's error falls like e^{−2s√n}) and doubles until the
+    enclosure is tight."""
+    q = bits + 16
+    sh = q + exp
+    s_lo, s_hi = (man << sh, man << sh) if sh >= 0 else (man >> -sh, -((-man) >> -sh))
+    one2 = 1 << (2 * q)
+    s_f = max(s_lo / (1 << q), 1.0)
+    n = max(8, int((0.35 * bits / s_f) ** 2) + 8)
     while True:
-        k += 1
-        c = (k - 1) * d2
-        a_prev, a = a, b * a + c * a_prev
-        b_prev, bb = bb, b * bb + c * b_prev
-        det *= c
-        # f_k − f_{k−1} = ±det/(B_k B_{k−1}); f_k = A_k/B_k: relative gap det/(A_k B_{k−1})
-        if (det << bits) <= a * b_prev or k > 100_000:
-            break
-    p = bits + 8
-    lo1, hi1 = (libmp.mpf_div(libmp.from_int(a), libmp.from_int(bb), p, r) for r in (_F, _C))
-    lo0, hi0 = (libmp.mpf_div(libmp.from_int(a_prev), libmp.from_int(b_prev), p, r) for r in (_F, _C))
-    return _min(lo0, lo1), _max(hi0, hi1), k
-
-
-def _min(x: tuple, y: tuple) -> tuple:
-    return x if libmp.mpf_le(x, y) else y
-
-
-def _max(x: tuple, y: tuple) -> tuple:
-    return y if libmp.mpf_le(x, y) else x
+        g_lo, g_hi = s_lo, s_hi + -((-n * one2) // s_lo)  # g_n in [s, s + n/s]
+        for k in range(n - 1, 0, -1):
+            g_lo, g_hi = s_lo + (k * one2) // g_hi, s_hi + -((-k * one2) // g_lo)
+        f_lo, f_hi = one2 // g_hi, -((-one2) // g_lo)
+        if ((f_hi - f_lo) << bits) <= f_lo or n > 1_000_000:
+            return libmp.from_man_exp(f_lo, -q), libmp.from_man_exp(f_hi, -q), n
+        n *= 2
 
 
 _INV_SQRT_2PI: dict[int, tuple] = {}
