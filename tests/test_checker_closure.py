@@ -67,6 +67,15 @@ and 3,975.  With ``import certdp`` loading neither the errors alias nor the pack
 (``certdp.__version__`` on first use): 59 modules, 11,456 lines; without sympy 22 modules, 3,951.
 What one check loads (``tests/certificates/test_checker_no_sympy.py``): 2,117–3,154 lines (7,208
 before for a DP-SGD certificate).
+
+Issue 36, mpmath kernel within 10x of flint and every check under 3,000 lines (h-mpk2): the
+library's search loops (adaptive, refine, bisect) left verifier.decide for the real module
+certdp.numerics.decide, the loss-law grid helpers left verifier.ball for check_law_pld and
+ball_max for the PLD accountant: without sympy 22 modules, 3,763 lines (3,951 before); every
+check loads 2,030–2,966 lines.  The whole closure grew by 48 lines to 59 modules, 11,504
+lines: the mpmath kernel's Φ on mpmath's raw directed-rounding tuples with the far tail by
+Laplace's continued fraction for Mills' ratio (verifier.phi_series), its erfc from that Φ
+(verifier.iv, 58 lines fewer), and the per-precision constants of the cell proofs.
 """
 
 from __future__ import annotations
@@ -81,7 +90,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 59
-MAX_LINES = 11_460
+MAX_LINES = 11_510
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -112,7 +121,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 3_960
+MAX_SYMPY_FREE_LINES = 3_770
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:

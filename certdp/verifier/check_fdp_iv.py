@@ -10,8 +10,8 @@ which holds when some rational t has
 * M_{k1} − η <= Φ(μ + t) (so Φ⁻¹(M_{k1} − η) <= μ + t <= μ + Φ⁻¹(S_{k2})).
 
 A float guess chooses t (Φ⁻¹(S) minus a little); both inequalities are decided in
-intervals (Φ from the fixed-point table where it is relatively tight, else the rigorous
-erfc).  A block that fails is split; a single segment that fails is reported.
+intervals (Φ from :mod:`certdp.verifier.phi_series`, relatively accurate in the far tails).  A
+block that fails is split; a single segment that fails is reported.
 """
 
 from __future__ import annotations
@@ -35,14 +35,10 @@ _NORMAL = NormalDist()
 
 
 def _ncdf(x: Any) -> Any:
-    """Φ(x) in intervals: the fixed-point series / continued fraction of
-    :mod:`certdp.verifier.phi_series` where it is relatively tight, else the erfc."""
+    """Φ(x) in intervals to 2^−(prec+32) (:mod:`certdp.verifier.phi_series`)."""
     from certdp.verifier.phi_series import ncdf  # noqa: PLC0415
 
-    v = ncdf(x, iv.prec + 32)
-    if v.a > 0 and (v.b - v.a) <= v.a * iv.mpf(2) ** (-(iv.prec - 8)):
-        return v
-    return kernel.ncdf(x)
+    return ncdf(x, iv.prec + 32)
 
 
 #: Bits of Φ (absolute) in the first, cheap try of a block (a float guess of t); a block it
