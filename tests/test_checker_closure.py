@@ -72,10 +72,11 @@ Issue 36, mpmath kernel within 10x of flint and every check under 3,000 lines (h
 library's search loops (adaptive, refine, bisect) left verifier.decide for the real module
 certdp.numerics.decide, the loss-law grid helpers left verifier.ball for check_law_pld and
 ball_max for the PLD accountant: without sympy 22 modules, 3,763 lines (3,951 before); every
-check loads 2,030–2,966 lines.  The whole closure grew by 48 lines to 59 modules, 11,504
+check loads 2,030–2,966 lines.  The whole closure grew by 68 lines to 59 modules, 11,524
 lines: the mpmath kernel's Φ on mpmath's raw directed-rounding tuples with the far tail by
 Laplace's continued fraction for Mills' ratio (verifier.phi_series), its erfc from that Φ
-(verifier.iv, 58 lines fewer), and the per-precision constants of the cell proofs.
+(verifier.iv, 58 lines fewer), the per-precision constants of the cell proofs and the DP-SGD
+grid placement on raw interval tuples (check_pld_iv, 19 % faster).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 59
-MAX_LINES = 11_510
+MAX_LINES = 11_530
 
 
 def _module_level_imports(mod: str) -> set[str]:
