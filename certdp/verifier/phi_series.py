@@ -3,8 +3,9 @@ mpmath's raw floating-point tuples (``mpmath.libmp``: the directed-rounding prim
 ``mpmath.iv`` itself is built on) and Python integers, so that one Φ costs a few big-integer
 operations instead of dozens of ``iv`` objects:
 
-* |x| small (below max(S_MIN, √(0.35·p))): Φ(x) = 1/2 + φ(x) S(x), S(s) = Σ_{n>=0} s^{2n+1}/(1·3···(2n+1)) (Marsaglia 2004,
-  "Evaluating the normal distribution", eq. 2; term_{n+1} = term_n s²/(2n+3)), S odd, so
+* |x| small (below max(S_MIN, √(0.35·p))): Φ(x) = 1/2 + φ(x) S(x),
+  S(s) = Σ_{n>=0} s^{2n+1}/(1·3···(2n+1)) (Marsaglia 2004, "Evaluating the normal
+  distribution", eq. 2; term_{n+1} = term_n s²/(2n+3)), S odd, so
   Φ(−s) = 1/2 − φ(s) S(s).  For s >= 0 every term is positive; once s²/(2N+5) <= 1/2 the
   terms after term_N fall at least geometrically with ratio 1/2, so the remainder is at most
   2·term_{N+1}.  The terms reach about e^{s²/2}; they are summed in fixed point with
