@@ -11,7 +11,7 @@ false claim made from each is INVALID under both kernels.
 Slow (``-m slow``): every certificate of the test suite's kinds and of ``certdp audit
 --builtin seeds --certificates DIR`` (``benchmarks/kernels.py``): the kernels agree on each,
 and the mpmath kernel's CPU time (the smaller of two runs) is at most 10x flint's on each (the
-issue's bound; measured on 119 certificates: at most 8.0x, certdp/verifier/README.md).
+issue's bound; measured on 119 certificates: at most 7.5x, certdp/verifier/README.md).
 """
 
 from __future__ import annotations
