@@ -72,6 +72,17 @@ certdp.verifier.formula_monotone, 247 lines; certdp.expr.monotone leaves the clo
 route stays, loaded in functions, for formulas outside the grammar): 59 -> 60 modules,
 11,456 -> 12,148 lines (+692); the sympy-free closure (module-level imports) is unchanged at
 22 modules, 3,951 lines, as check_optimum loads in functions.
+
+Issue 36, mpmath kernel within 10x of flint and every check under 3,000 lines (h-mpk2): the
+library's search loops (adaptive, refine, bisect) left verifier.decide for the real module
+certdp.numerics.decide, the loss-law grid helpers left verifier.ball for check_law_pld and
+ball_max for the PLD accountant: without sympy 22 modules, 3,763 lines (3,951 before); every
+check loads 2,030–2,966 lines.  The whole closure grew by 68 lines to 59 modules, 11,524
+lines: the mpmath kernel's Φ on mpmath's raw directed-rounding tuples with the far tail by
+Laplace's continued fraction for Mills' ratio (verifier.phi_series), its erfc from that Φ
+(verifier.iv, 58 lines fewer), the per-precision constants of the cell proofs and the DP-SGD
+grid placement on raw interval tuples (check_pld_iv, 19 % faster).  Both merged: 60 modules,
+12,217 lines; without sympy 22 modules, 3,763.
 """
 
 from __future__ import annotations
@@ -86,7 +97,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 60
-MAX_LINES = 12_152
+MAX_LINES = 12_220
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -117,7 +128,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 3_960
+MAX_SYMPY_FREE_LINES = 3_770
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:

@@ -305,7 +305,7 @@ def test_campaign_no_claim_contradicts_truth(case, eps, delta):
 def test_ball_max_is_not_by_midpoint():
     from flint import arb  # noqa: PLC0415
 
-    from certdp.numerics.ball import ball_max  # noqa: PLC0415
+    from certdp.analyses.accountants.phi import ball_max  # noqa: PLC0415
 
     a, b = arb("0.5", "0.01"), arb("0.49", "0.1")  # a has the larger midpoint, b reaches higher
     m = ball_max([a, b])

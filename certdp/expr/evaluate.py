@@ -38,7 +38,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from certdp.verifier.errors import InputError, PrecisionError
-from certdp.verifier.decide import adaptive, decide
+from certdp.numerics.decide import adaptive, decide
 from certdp.verifier.ball import digits_to_bits, exact_ball, to_ball
 from certdp.numerics.enclosure import Enclosure
 from certdp.verifier.exact import exact

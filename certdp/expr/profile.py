@@ -42,7 +42,7 @@ from certdp.expr.evaluate import compile_ball
 from certdp.expr.parser import parse_expression
 from certdp.expr.symbols import EPS
 from certdp.verifier.ball import to_ball, working_precision
-from certdp.verifier.decide import refine
+from certdp.numerics.decide import refine
 from certdp.numerics.enclosure import Enclosure
 from certdp.verifier.exact import exact, fraction_to_str
 

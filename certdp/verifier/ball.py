@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-from typing import Iterable
-
 import functools
 import math
 from fractions import Fraction
@@ -161,91 +159,6 @@ def digits_to_bits(digits: int | None, prec: int | None, default_digits: int = 1
         raise InputError(f"digits must be an integer in [1, 4000], got {d!r}")
     # relative width 2*rad/|mid| <= 10**-d  <=  rel accuracy bits >= d*log2(10) + 1
     return math.ceil(d * math.log2(10)) + 2
-
-
-def ball_max(balls: "Iterable[arb]") -> arb:
-    """A ball containing max(x₁, …, xₙ) for every choice xᵢ in the balls:
-    [max lower(xᵢ), max upper(xᵢ)] (exact endpoints, compared exactly —
-    never by midpoints)."""
-    bs = list(balls)
-    if not bs:
-        raise ValueError("ball_max of no balls")
-    if not all(b.is_finite() for b in bs):
-        return arb("nan")
-    lo = bs[0].lower()
-    hi = bs[0].upper()
-    for b in bs[1:]:
-        lb, ub = b.lower(), b.upper()
-        if lb > lo:
-            lo = lb
-        if ub > hi:
-            hi = ub
-    return lo.union(hi)
-
-
-def clip01(t: arb) -> arb:
-    """The ball {min(max(x, 0), 1) : x ∈ t} (clipping is monotone: clip the ends)."""
-    lo, hi = lower_bound(t), upper_bound(t)
-    lo = arb(0) if lo < 0 else (arb(1) if lo > 1 else lo)
-    hi = arb(0) if hi < 0 else (arb(1) if hi > 1 else hi)
-    return lo.union(hi)
-
-
-def _short(q: Fraction) -> str:
-    """q for a message: exact when short, else about 6 digits."""
-    text = str(q)
-    return text if len(text) <= 24 else f"about {float(q):.6g}" if abs(q) < 10**300 else "beyond 1e300"
-
-
-def grid_bracket(x: "Fraction | arb", h: Fraction) -> tuple[int, int]:
-    """(a, b) with a·h < x < b·h proved, or (k, k) when the exact x is k·h (the midpoint
-    guides the search; PrecisionError when x is not finite or 64 steps from the guide do
-    not separate it)."""
-    if isinstance(x, Fraction):
-        k = math.floor(x / h)
-        return (k, k) if k * h == x else (k, k + 1)
-    if not x.is_finite():
-        raise PrecisionError(f"cannot place {x} on the grid h = {_short(h)}: the ball is not finite")
-    hb = to_ball(h)
-    guide = (x.mid() / hb).mid().floor().unique_fmpz()  # exact floor of the guide (no float overflow)
-    if guide is None:
-        raise PrecisionError(f"cannot place {x} on the grid h = {_short(h)}")
-    k = int(guide)
-    lo, hi = k, k + 1
-    for _ in range(64):
-        if lo * hb < x:
-            break
-        lo -= 1
-    for _ in range(64):
-        if hi * hb > x:
-            break
-        hi += 1
-    if not (lo * hb < x and hi * hb > x):
-        raise PrecisionError(f"cannot bracket {x} on the grid h = {_short(h)}")
-    return lo, hi
-
-
-def split_keeping_q(p: arb, q: arb, ea: arb, eb: arb) -> tuple[arb, arb]:
-    """Connect-the-dots (Doroshenko et al. 2022 Thm 3.4): P-mass p with Q-mass q, its
-    losses between ω_a < ω_b, split as (A, p − A) onto ω_a, ω_b so that the Q-mass is
-    kept: A e^{−ω_a} + (p − A) e^{−ω_b} = q, i.e. A = (q − e^{−ω_b} p)/(e^{−ω_a} − e^{−ω_b})
-    (``ea``, ``eb`` = e^{−ω_a}, e^{−ω_b})."""
-    A = (q - eb * p) / (ea - eb)
-    return A, p - A
-
-
-def connect_the_dots(pt: list[arb], qt: list[arb], i_lo: int, h: Fraction) -> list[arb]:
-    """P-masses on the grid points ω_{i_lo}, ..., ω_{i_lo+n−1} (ω_i = ih) of the mass whose
-    losses lie in the cells (ω_j, ω_{j+1}], from the P- and Q-tails above each grid point
-    (``pt``, ``qt``), each cell split by :func:`split_keeping_q`."""
-    n = len(pt)
-    masses = [arb(0)] * n
-    for j in range(n - 1):
-        ea, eb = to_ball(-(i_lo + j) * h).exp(), to_ball(-(i_lo + j + 1) * h).exp()
-        lo_part, hi_part = split_keeping_q(pt[j] - pt[j + 1], qt[j] - qt[j + 1], ea, eb)
-        masses[j] += lo_part
-        masses[j + 1] += hi_part
-    return masses
 
 
 def fixed_point_units(m: arb, scale: arb, up: bool) -> int:

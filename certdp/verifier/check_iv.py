@@ -118,10 +118,11 @@ def _dmu_iv(m: Any, x: Any) -> Any:
 
 
 def _dmu(mu: Fraction, e: Fraction) -> Any:
-    """δ_μ(ε) at the current precision (:func:`certdp.verifier.mechs_iv.delta_mu`)."""
-    from certdp.verifier.mechs_iv import delta_mu  # noqa: PLC0415
+    """δ_μ(ε) at the current precision (:func:`certdp.verifier.mechs_iv.delta_mu`; μ's interval
+    made once per precision)."""
+    from certdp.verifier.mechs_iv import _point, delta_mu  # noqa: PLC0415
 
-    return delta_mu(kernel.point(mu), kernel.point(e))
+    return delta_mu(_point(mu, iv.prec), kernel.point(e))
 
 
 def check(doc: Any) -> tuple[bool, str | None]:

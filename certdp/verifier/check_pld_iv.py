@@ -14,12 +14,14 @@ kernels; only the integer convolution is shared.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import mpmath
 from mpmath import iv, libmp
+from mpmath.libmp import libmpi
 
 from certdp.verifier.check_pld import (_Pair, _compose_lower, compose, parse_evidence, parse_lower_evidence,
                                        subsampled_gaussians)
@@ -30,20 +32,38 @@ from certdp.verifier.phi_fixed import Pair, PhiTable, _scale, to_iv, to_pair
 
 def _x_of_loss(pair: _Pair, w: Any) -> Any:
     """Interval of the x with L(x) = w; None when w is certainly at/below (remove) or
-    at/above (add) the loss range."""
-    u = w if pair.sign > 0 else -w
+    at/above (add) the loss range.  On mpmath's raw interval tuples (``libmpi``: the outward
+    rounded operations ``mpmath.iv`` is built on), the pair's constants made once per
+    precision: it runs at every grid point."""
+    prec = iv.prec
+    q, s2 = _pair_constants(pair.q, pair.sigma, prec)
+    u = w._mpi_ if pair.sign > 0 else libmpi.mpi_neg(w._mpi_)
     if pair.q == 1:
         t = u
     else:
-        q = kernel.point(pair.q)
-        arg = iv.exp(u) - 1 + q
-        if arg.b <= 0:
+        arg = libmpi.mpi_add(libmpi.mpi_sub(libmpi.mpi_exp(u, prec), _ONE, prec), q, prec)
+        if not libmp.mpf_gt(arg[1], libmp.fzero):
             return None
-        if not arg.a > 0:
+        if not libmp.mpf_gt(arg[0], libmp.fzero):
             raise PrecisionError("a grid point's loss could not be placed in intervals")
-        t = iv.log(arg / q)
-    x = t * kernel.point(pair.sigma) ** 2 + iv.mpf(1) / 2
-    return x if pair.sign > 0 else -x
+        t = libmpi.mpi_log(libmpi.mpi_div(arg, q, prec), prec)
+    x = libmpi.mpi_add(libmpi.mpi_mul(t, s2, prec), _HALF, prec)
+    return iv.make_mpf(x if pair.sign > 0 else libmpi.mpi_neg(x))
+
+
+_ONE = (libmp.fone, libmp.fone)
+_HALF = (libmp.from_man_exp(1, -1), libmp.from_man_exp(1, -1))
+
+
+@functools.lru_cache(maxsize=64)
+def _pair_constants(q: Fraction, sigma: Fraction, prec: int) -> tuple[tuple, tuple]:
+    """(q, σ²) as raw interval tuples at ``prec`` bits."""
+    old = iv.prec
+    iv.prec = prec
+    try:
+        return kernel.point(q)._mpi_, (kernel.point(sigma) ** 2)._mpi_
+    finally:
+        iv.prec = old
 
 
 def ceil_mpf(v: Any) -> int:

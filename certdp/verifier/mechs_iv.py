@@ -27,6 +27,7 @@ through the expression evaluator and refuses the rest.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, Callable
@@ -43,7 +44,13 @@ class NoClosedForm(Exception):
 
 
 def _pt(q: Fraction) -> Any:
-    return kernel.point(Fraction(q))
+    return _point(Fraction(q), iv.prec)
+
+
+@functools.lru_cache(maxsize=256)
+def _point(q: Fraction, prec: int) -> Any:
+    """A mechanism's constant at ``prec`` bits (made once: a cell proof asks for it on every piece)."""
+    return kernel.point(q)
 
 
 def _pos(x: Any) -> Any:
@@ -70,20 +77,37 @@ def delta_mu(m: Any, x: Any) -> Any:
 
     a = -x / m + m / 2
     p, width = iv.prec + 32, None
-    thin = (x.b - x.a) <= (1 + abs(x.b)) * iv.mpf(2) ** (-(iv.prec - 16))
+    x_lo, x_hi = x._mpi_  # the tests below on mpmath's raw tuples (rounded up: a guide, not a bound)
+    thin = libmp.mpf_le(libmp.mpf_shift(libmp.mpf_sub(x_hi, x_lo, 53, "c"), iv.prec - 16),
+                        libmp.mpf_add(libmp.mpf_abs(x_hi), libmp.fone, 53, "c"))
+    e_x = iv.exp(x)
     for _ in range(3 if thin else 1):  # a wide ε (a cell) is as wide at any Φ accuracy
-        v = ncdf(a, p) - iv.exp(x) * ncdf(a - m, p)
-        w = v.b - v.a
-        if (v.a > 0 and w <= v.a * iv.mpf(2) ** (-(iv.prec - 8))) or (width is not None and 2 * w > width):
+        v = ncdf(a, p) - e_x * ncdf(a - m, p)
+        v_lo, v_hi = v._mpi_
+        w = libmp.mpf_sub(v_hi, v_lo, 53, "c")
+        if not _regular(w):
+            return v
+        if ((_positive(v_lo) and libmp.mpf_le(libmp.mpf_shift(w, iv.prec - 8), v_lo))
+                or (width is not None and libmp.mpf_gt(libmp.mpf_shift(w, 1), width))):
             return v  # tight, or as tight as the arguments' own width allows at this precision
-        if v.b <= 0:
+        if not _positive(v_hi):
             break
         # the bits the absolute accuracy lacks for a relative 2^−(prec−8) (capped: far tails are
-        # relative already, and there more bits do not narrow it)
-        target = (v.a if v.a > 0 else v.b / 2) * iv.mpf(2) ** (-(iv.prec - 8))
-        lack = int(iv.log(w / target, 2).b) + 16
+        # relative already, and there more bits do not narrow it); a guide from the exponents
+        ref = v_lo if _positive(v_lo) else libmp.mpf_shift(v_hi, -1)
+        lack = (w[2] + w[3]) - (ref[2] + ref[3]) + iv.prec - 8 + 1 + 16 if w != libmp.fzero else 0
         width, p = w, min(p + max(lack, 16), 8 * iv.prec + 64)
     return v
+
+
+def _regular(t: tuple) -> bool:
+    """A finite mpf tuple (not ±inf, nan)."""
+    return t not in (libmp.finf, libmp.fninf, libmp.fnan)
+
+
+def _positive(t: tuple) -> bool:
+    """The mpf tuple is > 0 and finite."""
+    return t[0] == 0 and t[1] != 0 and _regular(t)
 
 
 def _lap_tail(c: Fraction, x: Any, xq: Fraction | None) -> Any:
@@ -330,13 +354,29 @@ def functions(mech: Mech) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] |
         lo, hi = max(cell.a, 0), max(cell.b, 0)
         ends = [iv.mpf(lo) + (iv.mpf(hi) - iv.mpf(lo)) * j / PIECES for j in range(PIECES + 1)]
         ends[0], ends[-1] = iv.mpf(lo), iv.mpf(hi)
+        one = _clip_side(mech, kernel.hull(ends[0], ends[-1]))
         out = None
         for a, b in zip(ends, ends[1:]):
-            s = slope(mech, kernel.hull(a, b))
+            s = one(kernel.hull(a, b))
             out = s if out is None else kernel.hull(out, s)
         return out
 
     return (lambda x: delta(mech, _nonneg(x))), d_p
+
+
+def _clip_side(mech: Mech, cell: Any) -> Callable[[Any], Any]:
+    """The slope on the pieces of ``cell``: for clip_reify whose smaller side is decided on the
+    whole cell, that side's slope (the same side is the smaller on every piece, so the
+    comparison is made once, not per piece); else :func:`slope` itself."""
+    if isinstance(mech, ClipReify) and slope(mech.mechanism, iv.mpf(0)) is not None:
+        cell = _nonneg(cell)
+        p_m, lap = delta(mech.mechanism, cell), _lap_tail(mech.eps_h, cell, None)
+        if p_m.b < lap.a:
+            return lambda piece: slope(mech.mechanism, _nonneg(piece))
+        if p_m.a > lap.b:
+            c = _pt(mech.eps_h)
+            return lambda piece: _before(c, -iv.exp((_nonneg(piece) - c) / 2) / 2, _nonneg(piece))
+    return lambda piece: slope(mech, piece)
 
 
 def covered(mech: Mech) -> bool:

@@ -188,6 +188,19 @@ class RefinedIV:
         self.mech, self.r0, self.r1, self.tail = mech, r0, r1, tail
         self.naive, self.dnaive = _functions(mech)
         self.decreasing_to: Fraction | None = None
+        self._consts: dict[int, tuple[Any, Any, Any]] = {}
+
+    def _at_prec(self) -> tuple[Any, Any, Any]:
+        """q(r0), the upper end of q over [r0, r1] and e^{x_t} at the current precision: the
+        same on every cell, made once per precision."""
+        c = self._consts.get(iv.prec)
+        if c is None:
+            naive = self.naive
+            q_hull = _q(naive, _hull(kernel.point(self.r0), kernel.point(self.r1))).b if self.facts.proved else None
+            xt = self.decreasing_to
+            c = self._consts[iv.prec] = (_q(naive, kernel.point(self.r0)), q_hull,
+                                         None if xt is None else iv.exp(kernel.point(xt)))
+        return c
 
     @property
     def assumptions(self) -> tuple[str, ...]:
@@ -208,24 +221,26 @@ class RefinedIV:
 
         if step is None and _run(lambda: None if _cells(self.r1, x, positive) else "not proved", prec) is None:
             self.decreasing_to = x
+        self._consts.clear()  # made from what prove() found
         return step
 
     def prof(self, e: Fraction) -> Any:
         """[lower, upper] of the refined δ at ε = e (the bounds of :class:`switch.Refined`)."""
         x, naive = kernel.point(e), self.naive
+        q_r0, q_hull, exp_xt = self._at_prec()
+        exp_x = iv.exp(x)
         up = _dhat(naive, x).b
         if e <= self.r0:
-            g = (1 - (1 + iv.exp(x)) * _q(naive, kernel.point(self.r0))).b
+            g = (1 - (1 + exp_x) * q_r0).b
             up = g if g < up else up
         low = iv.mpf(0).a
         if self.facts.proved:
-            hull = _hull(kernel.point(self.r0), kernel.point(self.r1))
-            cand = (1 - (1 + iv.exp(x)) * _q(naive, hull).b).a
+            cand = (1 - (1 + exp_x) * q_hull).a
             low = cand if cand > low else low
             xt = self.decreasing_to
             if xt is not None and self.r1 <= e <= xt:
                 right = _dhat(naive, x).a
-                beyond = (1 - (1 + iv.exp(x)) / (1 + iv.exp(kernel.point(xt)))).a
+                beyond = (1 - (1 + exp_x) / (1 + exp_xt)).a
                 right = right if right < beyond else beyond
                 low = right if right > low else low
         return _hull(low, up)

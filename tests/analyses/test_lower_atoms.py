@@ -114,7 +114,8 @@ def test_grid_bracket_and_fixed_point_units():
     from flint import arb
 
     from certdp.errors import PrecisionError
-    from certdp.numerics.ball import fixed_point_units, grid_bracket
+    from certdp.numerics.ball import fixed_point_units
+    from certdp.verifier.check_law_pld import grid_bracket
 
     h = Fraction(1, 256)
     assert grid_bracket(Fraction(5, 256), h) == (5, 5) and grid_bracket(Fraction(1, 3), h) == (85, 86)

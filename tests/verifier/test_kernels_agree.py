@@ -10,14 +10,15 @@ false claim made from each is INVALID under both kernels.
 
 Slow (``-m slow``): every certificate of the test suite's kinds and of ``certdp audit
 --builtin seeds --certificates DIR`` (``benchmarks/kernels.py``): the kernels agree on each,
-and the mpmath kernel's CPU time is at most 10x flint's on each (the issue's bound; not met
-yet on 13 certificates, marked xfail with the list).
+and the mpmath kernel's CPU time (the smaller of two runs) is at most 10x flint's on each (the
+issue's bound; measured on 119 certificates: at most 7.5x, certdp/verifier/README.md).
 """
 
 from __future__ import annotations
 
 import json
 import pathlib
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -29,62 +30,23 @@ from certdp.verifier.checker import verify
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-CLAIMS = '''
-[[claim]]
-id = "dp_laplace"
-kind = "dp"
-mechanism = "laplace(scale=1/2)"
-eps = "0.5"
-delta = "0.53"
+sys.path.insert(0, str(ROOT / "tests" / "certificates"))
+import test_checker_no_sympy as _owner  # noqa: E402  (one owner of the shared claim blocks and commands)
 
+#: The owner's claim blocks by id (tests/certificates/test_checker_no_sympy.py).
+_BLOCKS = {re.search(r'^id = "([^"]+)"$', b, re.M).group(1): "[[claim]]\n" + b
+           for b in _owner.CLAIMS.split("[[claim]]\n")[1:]}
+#: The blocks of the owner's that this test checks under both kernels, and its own four
+#: (a refuted Gaussian, a DP-SGD dp and not_dp from PLDs, a noise refinement with a formula).
+SHARED = ("dp_closed_form", "not_dp_law", "value_delta", "value_eps_binomial", "value_mu_gdp", "gdp_laplace",
+          "not_gdp", "gdp_exact", "value_switch_eps")
+CLAIMS = "".join(_BLOCKS[i] for i in SHARED) + '''
 [[claim]]
 id = "not_dp_gauss"
 mechanism = "gaussian(sigma=1)"
 kind = "not_dp"
 eps = "1"
 delta = "1e-5"
-
-[[claim]]
-id = "value_delta"
-mechanism = "gaussian(sigma=2)"
-kind = "value"
-quantity = "delta"
-at = { eps = "1" }
-reported = "0.006"
-rounding = "up"
-
-[[claim]]
-id = "value_eps_binomial"
-mechanism = "compose(pure_dp(eps=0.2), k=50)"
-kind = "value"
-quantity = "eps"
-at = { delta = "0.1" }
-reported = "2.12"
-
-[[claim]]
-id = "value_mu_gdp"
-kind = "value"
-quantity = "mu_gdp"
-at = { eps = "1", delta = "1e-5" }
-reported = "0.27"
-
-[[claim]]
-id = "gdp_laplace"
-mechanism = "laplace(scale=1)"
-kind = "gdp"
-mu = "1.031"
-
-[[claim]]
-id = "not_gdp_laplace"
-mechanism = "laplace(scale=1)"
-kind = "gdp"
-mu = "0.5"
-
-[[claim]]
-id = "gdp_exact"
-mechanism = "gaussian(sigma=1)"
-kind = "gdp"
-mu = "1"
 
 [[claim]]
 id = "dp_dpsgd"
@@ -101,21 +63,6 @@ eps = "0.01"
 delta = "1e-5"
 
 [[claim]]
-id = "not_dp_law"
-mechanism = "compose(subsample(laplace(scale=1), rate=1/10), k=10)"
-kind = "not_dp"
-eps = "0.01"
-delta = "1e-5"
-
-[[claim]]
-id = "value_switch"
-mechanism = "sgd(A=2, B=1, sigma=2)"
-kind = "value"
-quantity = "switch_eps"
-at = {}
-reported = "1.188"
-
-[[claim]]
 id = "value_refined"
 kind = "value"
 quantity = "refined_sigma"
@@ -124,15 +71,9 @@ at = { eps = "0.2", delta = "exp(-2)" }
 reported = "8.086"
 '''
 
-#: CLI commands that write a certificate to the path appended with --certificate.
-COMMANDS = {
-    "measure_pure_dp": ["measure", "pure_dp(eps=1)", "--width", "1e-4"],
-    "profile_discrete_gaussian": ["profile", "compose(discrete_gaussian(sigma=2), k=3)", "--delta", "1e-5"],
-    "profile_law": ["profile", "compose(subsample(randomized_response(p=3/4), rate=1/10), k=20)", "--delta", "1e-5"],
-    "prdp": ["prdp", "counterexample", "--eps", "0.5", "--delta", "0.01", "--eps-hat", "1"],
-    "dpsgd_shuffle": ["dpsgd", "--noise", "1", "--batch-size", "100", "--dataset-size", "10000", "--epochs", "1",
-                      "--delta", "1e-5", "--sampling", "shuffle"],
-}
+#: CLI commands that write a certificate to the path appended with --certificate (the owner's).
+COMMANDS = {k: _owner.COMMANDS[k] for k in ("measure_gdp", "profile_discrete_gaussian", "profile_law_pld", "prdp",
+                                             "dpsgd_shuffle")}
 
 #: Certificates whose check may load sympy: none since the checker reads a refinement's
 #: claim.formula with its own grammar (certdp.verifier.formula); only a formula outside it
@@ -196,21 +137,21 @@ def test_mpmath_kernel_loads_no_sympy_for_catalog_certificates(certificates):
 def _tampered(name: str, doc: dict) -> dict | None:
     """A false claim made from a true certificate (None: the kind has no simple false variant here)."""
     c = doc["claim"]
-    if name == "dp_laplace":
+    if name == "dp_closed_form":
         c["delta"] = "0.52"  # δ(1/2) = 1 − e^{−3/4} = 0.5276...
     elif name == "not_dp_gauss":
         c["delta"] = "0.2"  # δ_1(1) = 0.1269...
     elif name == "dp_dpsgd":
         c["eps"] = "0.03"  # its ε(1e-5) is 0.0658...
-    elif name in ("profile_discrete_gaussian", "profile_law"):
+    elif name in ("profile_discrete_gaussian", "profile_law_pld"):
         c["eps"] = str(Fraction(c["eps"]) / 2)
     elif name in ("not_dp_dpsgd", "not_dp_law"):
         c["eps"] = "2"  # far above where δ(ε) >= 1e-5
     elif name == "dpsgd_shuffle":
         c["eps"] = "4.5"
-    elif name in ("gdp_laplace", "measure_pure_dp"):
+    elif name in ("gdp_laplace", "measure_gdp"):
         c["mu"] = str(Fraction(c["mu"]) * Fraction(9, 10))
-    elif name == "not_gdp_laplace":
+    elif name == "not_gdp":
         c["mu"] = "1.1"  # laplace(scale=1) is 1.0308...-GDP
     elif name == "gdp_exact":
         c["mu"] = "0.99"
@@ -264,8 +205,9 @@ def all_rows(tmp_path_factory):
     for p in paths:
         verify(str(p), "flint")
         verify(str(p), "mpmath")  # imports and tables out of the timing
-        tf, rf = kernels.cpu(lambda: verify(str(p), "flint"))
-        tm, rm = kernels.cpu(lambda: verify(str(p), "mpmath"))
+        # the less disturbed of two runs (other jobs share the cores)
+        tf, rf = min((kernels.cpu(lambda: verify(str(p), "flint")) for _ in range(2)), key=lambda r: r[0])
+        tm, rm = min((kernels.cpu(lambda: verify(str(p), "mpmath")) for _ in range(2)), key=lambda r: r[0])
         rows.append((str(p.relative_to(out)), rf, rm, tf, tm))
     return rows
 
@@ -278,9 +220,6 @@ def test_kernels_agree_on_every_suite_and_seed_certificate(all_rows):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="issue 36 item 2 not met on every certificate: GDP cells of sgd/icea/"
-                   "clip_reify (13-22x), gaussian_dp(6) at eps 200 and the s5 all-sampled bound (20-30x with "
-                   "flint floored at 1 ms); certdp/verifier/README.md lists them")
 def test_mpmath_kernel_costs_at_most_ten_times_flint(all_rows):
     # flint times below 1 ms are floored at 1 ms: process_time cannot resolve less
     slow = [(n, round(tm / max(tf, 1e-3), 1)) for n, _, _, tf, tm in all_rows if tm > 10 * max(tf, 1e-3)]

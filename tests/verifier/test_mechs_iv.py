@@ -86,3 +86,36 @@ def test_slopes_contain_difference_quotients():
             q = (P(kernel.point(b)) - P(kernel.point(a))) / kernel.point(b - a)
             s = dP(kernel.hull(kernel.point(a), kernel.point(b)))
             assert s.a <= q.b and q.a <= s.b, (spec, a, b, q, s)
+
+
+def test_phi_far_tail_is_relatively_tight():
+    """Beyond the series, Φ(−s) = φ(s)·R(s) with Laplace's continued fraction: relatively
+    accurate down to 1e-8000, against mpmath's own erfc at high precision."""
+    mp.prec = 600
+    for p in (64, 128, 300):
+        iv.prec = p
+        for x in (-4.5, -6.5, -10.25, -30.3, -36.3, -120.0, -1e3):
+            v = ncdf(iv.mpf(x))
+            truth = mp.ncdf(mp.mpf(x))
+            assert v.a <= truth <= v.b, (p, x)
+            assert v.b - v.a <= truth * mpmath.mpf(2) ** -(p + 4), (p, x)
+            w = ncdf(iv.mpf(-x))  # Φ(s) = 1 − Φ(−s)
+            assert w.a <= 1 - truth <= w.b, (p, x)
+
+
+def test_phi_on_thin_intervals_contains_both_ends_and_is_tight():
+    """Φ over a thin interval [a, b] from one end plus (b − a)·max φ: it must contain Φ(a) and
+    Φ(b) and be hardly wider than Φ(b) − Φ(a) itself."""
+    mp.prec = 700
+    rng = random.Random(11)
+    for p in (64, 128, 300):
+        iv.prec = p
+        for _ in range(25):
+            x = rng.uniform(-40, 40) * rng.choice([1, 1e-6])
+            w = rng.choice([2.0 ** -(p - 4), 1e-30, 1e-9])
+            arg = iv.mpf(x) + iv.mpf([0, w])
+            v = ncdf(arg)
+            lo, hi = mp.ncdf(mp.mpf(arg.a)), mp.ncdf(mp.mpf(arg.b))
+            assert v.a <= lo and hi <= v.b, (p, x, w)
+            assert v.b - v.a <= (hi - lo) * (1 + mpmath.mpf(2) ** -12) + max(lo, hi) * mpmath.mpf(2) ** -p \
+                + mpmath.mpf(2) ** -(p + 4), (p, x, w)

@@ -43,8 +43,8 @@ from certdp.analyses.accountants.loss_laws import (
     Atom, AtomLaw, GaussianLaw, LaplaceLaw, LossLaw, Relation, SubsampledLaw, as_ball, rr_k_law, rr_law, rr_p_law,
 )
 from certdp.errors import BudgetExceeded, InputError, PrecisionError, check_budget
-from certdp.numerics.ball import (connect_the_dots, fixed_point_units, grid_bracket, lower_bound, split_keeping_q,
-                                  to_ball, upper_bound, working_precision)
+from certdp.numerics.ball import fixed_point_units, lower_bound, to_ball, upper_bound, working_precision
+from certdp.verifier.check_law_pld import connect_the_dots, grid_bracket, split_keeping_q
 
 Kind = Literal["upper", "lower"]
 

@@ -43,7 +43,8 @@ from typing import Literal, Union
 from flint import arb
 
 from certdp.errors import InputError
-from certdp.numerics.ball import clip01, to_ball, upper_bound
+from certdp.numerics.ball import to_ball, upper_bound
+from certdp.verifier.check_law_pld import clip01
 from certdp.numerics.normal import Phi_upper_ball
 
 Relation = Literal["add", "remove"]

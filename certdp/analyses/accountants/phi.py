@@ -77,7 +77,7 @@ from certdp.analyses.accountants.pairs import (
     SubsampledFinitePair,
 )
 from certdp.errors import InputError, PrecisionError, check_budget
-from certdp.numerics.ball import ball_max, to_ball, upper_bound, working_precision
+from certdp.numerics.ball import to_ball, upper_bound, working_precision
 from certdp.numerics.decide import refine
 from certdp.numerics.enclosure import Enclosure
 from certdp.numerics.gdp import delta_mu_ball
@@ -92,6 +92,27 @@ DEFAULT_REL_BITS = 34
 T = sympy.Symbol("t", real=True)
 
 PAIR_TYPES = (GaussianPair, LaplacePair, FinitePair, RRPair, ApproxDPPair, SubsampledFinitePair)
+
+
+def ball_max(balls: Iterable[arb]) -> arb:
+    """A ball containing max(x₁, …, xₙ) for every choice xᵢ in the balls:
+    [max lower(xᵢ), max upper(xᵢ)] (exact endpoints, compared exactly —
+    never by midpoints)."""
+    bs = list(balls)
+    if not bs:
+        raise ValueError("ball_max of no balls")
+    if not all(b.is_finite() for b in bs):
+        return arb("nan")
+    lo = bs[0].lower()
+    hi = bs[0].upper()
+    for b in bs[1:]:
+        lb, ub = b.lower(), b.upper()
+        if lb > lo:
+            lo = lb
+        if ub > hi:
+            hi = ub
+    return lo.union(hi)
+
 
 
 def _pair_builders() -> dict[type, Any]:
