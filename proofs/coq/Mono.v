@@ -11,17 +11,17 @@ Open Scope R_scope.
 (** A direction: non-decreasing, non-increasing, constant, unknown. *)
 Inductive dir := Inc | Dec | Cst | Unk.
 
-Definition flip (s : dir) : dir := match s with Inc => Dec | Dec => Inc | s => s end.
+Definition dflip (s : dir) : dir := match s with Inc => Dec | Dec => Inc | s => s end.
 (** The direction of a sum (or of a product of non-negative factors): 0 is neutral. *)
-Definition both (a b : dir) : dir :=
+Definition dboth (a b : dir) : dir :=
   match a, b with
   | Cst, _ => b | _, Cst => a | Inc, Inc => Inc | Dec, Dec => Dec | _, _ => Unk
   end.
 (** The direction of a product whose factors have the signs pa, pb (true: >= 0, false: <= 0). *)
-Definition mdir (pa pb : bool) (x y : dir) : dir :=
-  let o := both (if pa then x else flip x) (if pb then y else flip y) in
-  if Bool.eqb pa pb then o else flip o.
-Definition sg (p : bool) (u : R) : Prop := if p then 0 <= u else u <= 0.
+Definition dmul (pa pb : bool) (x y : dir) : dir :=
+  let o := dboth (if pa then x else dflip x) (if pb then y else dflip y) in
+  if Bool.eqb pa pb then o else dflip o.
+Definition dsg (p : bool) (u : R) : Prop := if p then 0 <= u else u <= 0.
 
 Definition incr_on (S : R -> Prop) (h : R -> R) : Prop := forall u v, S u -> S v -> u <= v -> h u <= h v.
 Definition decr_on (S : R -> Prop) (h : R -> R) : Prop := forall u v, S u -> S v -> u <= v -> h v <= h u.
@@ -54,7 +54,7 @@ Proof.
 Qed.
 
 Lemma mono1_comp_decr : forall s (P S : R -> Prop) h phi, decr_on S phi -> (forall u, P u -> S (h u)) ->
-  mono1 s P h -> mono1 (flip s) P (fun u => phi (h u)).
+  mono1 s P h -> mono1 (dflip s) P (fun u => phi (h u)).
 Proof.
   intros s P S h phi Hphi HS H. destruct s; simpl in *; auto; unfold incr_on, decr_on in *.
   - intros u v Pu Pv Huv. apply Hphi; auto.
@@ -62,11 +62,11 @@ Proof.
   - intros u v Pu Pv. rewrite (H u v Pu Pv). reflexivity.
 Qed.
 
-Lemma mono1_add : forall s1 s2 (P : R -> Prop) h k, mono1 s1 P h -> mono1 s2 P k -> mono1 (both s1 s2) P (fun u => h u + k u).
+Lemma mono1_add : forall s1 s2 (P : R -> Prop) h k, mono1 s1 P h -> mono1 s2 P k -> mono1 (dboth s1 s2) P (fun u => h u + k u).
 Proof. intros s1 s2 P h k H1 H2. destruct s1, s2; simpl in *; try exact I; mono_solve. Qed.
 
 Lemma mono1_mul_nn : forall s1 s2 (P : R -> Prop) h k, (forall u, P u -> 0 <= h u) -> (forall u, P u -> 0 <= k u) ->
-  mono1 s1 P h -> mono1 s2 P k -> mono1 (both s1 s2) P (fun u => h u * k u).
+  mono1 s1 P h -> mono1 s2 P k -> mono1 (dboth s1 s2) P (fun u => h u * k u).
 Proof.
   intros s1 s2 P h k N1 N2 H1 H2.
   destruct s1, s2; simpl in *; try exact I; unfold incr_on, decr_on in *; intros u v Pu Pv; try intro Huv;
@@ -76,36 +76,36 @@ Proof.
   try (rewrite ?H1, ?H2; reflexivity); try rewrite H1 in *; try rewrite H2 in *; nra.
 Qed.
 
-Lemma mono1_flip2 : forall s (P : R -> Prop) h, mono1 s P h -> mono1 (flip (flip s)) P h.
+Lemma mono1_flip2 : forall s (P : R -> Prop) h, mono1 s P h -> mono1 (dflip (dflip s)) P h.
 Proof. intros s P h H. destruct s; exact H. Qed.
 
-Lemma mono1_neg : forall s (P : R -> Prop) h, mono1 s P h -> mono1 (flip s) P (fun u => - h u).
+Lemma mono1_neg : forall s (P : R -> Prop) h, mono1 s P h -> mono1 (dflip s) P (fun u => - h u).
 Proof.
   intros s P h H. apply (mono1_comp_decr s P (fun _ => True) h Ropp); auto.
   intros u v _ _ Huv. lra.
 Qed.
 
 (** A product of signed factors, reduced to non-negative ones. *)
-Lemma mono1_mul : forall pa pb s1 s2 (P : R -> Prop) h k, (forall u, P u -> sg pa (h u)) -> (forall u, P u -> sg pb (k u)) ->
-  mono1 s1 P h -> mono1 s2 P k -> mono1 (mdir pa pb s1 s2) P (fun u => h u * k u).
+Lemma mono1_mul : forall pa pb s1 s2 (P : R -> Prop) h k, (forall u, P u -> dsg pa (h u)) -> (forall u, P u -> dsg pb (k u)) ->
+  mono1 s1 P h -> mono1 s2 P k -> mono1 (dmul pa pb s1 s2) P (fun u => h u * k u).
 Proof.
-  intros pa pb s1 s2 P h k Sa Sb H1 H2. unfold mdir, sg in *.
+  intros pa pb s1 s2 P h k Sa Sb H1 H2. unfold dmul, dsg in *.
   destruct pa, pb; simpl.
   - exact (mono1_mul_nn s1 s2 P h k Sa Sb H1 H2).
-  - pose proof (mono1_mul_nn s1 (flip s2) P h (fun u => - k u) Sa ltac:(intros u Pu; specialize (Sb u Pu); lra)
+  - pose proof (mono1_mul_nn s1 (dflip s2) P h (fun u => - k u) Sa ltac:(intros u Pu; specialize (Sb u Pu); lra)
       H1 (mono1_neg s2 P k H2)) as M.
-    pose proof (mono1_neg _ _ _ M) as M'. destruct (both s1 (flip s2)); simpl in *; try exact I;
+    pose proof (mono1_neg _ _ _ M) as M'. destruct (dboth s1 (dflip s2)); simpl in *; try exact I;
     unfold incr_on, decr_on in *; intros u v Pu Pv; try intro Huv;
     first [specialize (M' u v Pu Pv Huv) | specialize (M' u v Pu Pv)]; nra.
-  - pose proof (mono1_mul_nn (flip s1) s2 P (fun u => - h u) k ltac:(intros u Pu; specialize (Sa u Pu); lra) Sb
+  - pose proof (mono1_mul_nn (dflip s1) s2 P (fun u => - h u) k ltac:(intros u Pu; specialize (Sa u Pu); lra) Sb
       (mono1_neg s1 P h H1) H2) as M.
-    pose proof (mono1_neg _ _ _ M) as M'. destruct (both (flip s1) s2); simpl in *; try exact I;
+    pose proof (mono1_neg _ _ _ M) as M'. destruct (dboth (dflip s1) s2); simpl in *; try exact I;
     unfold incr_on, decr_on in *; intros u v Pu Pv; try intro Huv;
     first [specialize (M' u v Pu Pv Huv) | specialize (M' u v Pu Pv)]; nra.
-  - pose proof (mono1_mul_nn (flip s1) (flip s2) P (fun u => - h u) (fun u => - k u)
+  - pose proof (mono1_mul_nn (dflip s1) (dflip s2) P (fun u => - h u) (fun u => - k u)
       ltac:(intros u Pu; specialize (Sa u Pu); lra) ltac:(intros u Pu; specialize (Sb u Pu); lra)
       (mono1_neg s1 P h H1) (mono1_neg s2 P k H2)) as M.
-    destruct (both (flip s1) (flip s2)); simpl in *; try exact I;
+    destruct (dboth (dflip s1) (dflip s2)); simpl in *; try exact I;
     unfold incr_on, decr_on in *; intros u v Pu Pv; try intro Huv;
     first [specialize (M u v Pu Pv Huv) | specialize (M u v Pu Pv)]; nra.
 Qed.
@@ -124,7 +124,7 @@ Lemma m_pow0 : forall g (rg : R -> Prop), rg 1 -> mnode (fun x d => g x d ^ 0) r
 Proof. intros g rg H. exact (m_const 1 rg H). Qed.
 
 Lemma m_neg : forall g rg se sd (rc : R -> Prop), mnode g rg se sd -> (forall u, rg u -> rc (- u)) ->
-  mnode (fun x d => - g x d) rc (flip se) (flip sd).
+  mnode (fun x d => - g x d) rc (dflip se) (dflip sd).
 Proof.
   intros g rg se sd rc [R [E D]] H. split; [intros; apply H; auto | split].
   - intros d Hd. exact (mono1_neg se _ _ (E d Hd)).
@@ -132,7 +132,7 @@ Proof.
 Qed.
 
 Lemma m_add : forall a ra s1 t1 b rb s2 t2 (rc : R -> Prop), mnode a ra s1 t1 -> mnode b rb s2 t2 ->
-  (forall u v, ra u -> rb v -> rc (u + v)) -> mnode (fun x d => a x d + b x d) rc (both s1 s2) (both t1 t2).
+  (forall u v, ra u -> rb v -> rc (u + v)) -> mnode (fun x d => a x d + b x d) rc (dboth s1 s2) (dboth t1 t2).
 Proof.
   intros a ra s1 t1 b rb s2 t2 rc [Ra [Ea Da]] [Rb [Eb Db]] H. split; [intros; apply H; auto | split].
   - intros d Hd. exact (mono1_add _ _ _ _ _ (Ea d Hd) (Eb d Hd)).
@@ -141,7 +141,7 @@ Qed.
 
 Lemma m_sub : forall a ra s1 t1 b rb s2 t2 (rc : R -> Prop), mnode a ra s1 t1 -> mnode b rb s2 t2 ->
   (forall u v, ra u -> rb v -> rc (u - v)) ->
-  mnode (fun x d => a x d - b x d) rc (both s1 (flip s2)) (both t1 (flip t2)).
+  mnode (fun x d => a x d - b x d) rc (dboth s1 (dflip s2)) (dboth t1 (dflip t2)).
 Proof.
   intros a ra s1 t1 b rb s2 t2 rc Ma Mb H. unfold Rminus.
   apply (m_add a ra s1 t1 (fun x d => - b x d) (fun v => rb (- v))); auto.
@@ -151,8 +151,8 @@ Proof.
 Qed.
 
 Lemma m_mul : forall a ra s1 t1 b rb s2 t2 (rc : R -> Prop) pa pb, mnode a ra s1 t1 -> mnode b rb s2 t2 ->
-  (forall u, ra u -> sg pa u) -> (forall v, rb v -> sg pb v) -> (forall u v, ra u -> rb v -> rc (u * v)) ->
-  mnode (fun x d => a x d * b x d) rc (mdir pa pb s1 s2) (mdir pa pb t1 t2).
+  (forall u, ra u -> dsg pa u) -> (forall v, rb v -> dsg pb v) -> (forall u v, ra u -> rb v -> rc (u * v)) ->
+  mnode (fun x d => a x d * b x d) rc (dmul pa pb s1 s2) (dmul pa pb t1 t2).
 Proof.
   intros a ra s1 t1 b rb s2 t2 rc pa pb [Ra [Ea Da]] [Rb [Eb Db]] Sa Sb H. split; [intros; apply H; auto | split].
   - intros d Hd. apply (mono1_mul pa pb); auto.
@@ -161,8 +161,8 @@ Qed.
 
 Lemma m_div : forall a ra s1 t1 b rb s2 t2 (rc : R -> Prop) pa pb, mnode a ra s1 t1 ->
   mnode (fun x d => / b x d) rb s2 t2 ->
-  (forall u, ra u -> sg pa u) -> (forall v, rb v -> sg pb v) -> (forall u v, ra u -> rb v -> rc (u * v)) ->
-  mnode (fun x d => a x d / b x d) rc (mdir pa pb s1 s2) (mdir pa pb t1 t2).
+  (forall u, ra u -> dsg pa u) -> (forall v, rb v -> dsg pb v) -> (forall u v, ra u -> rb v -> rc (u * v)) ->
+  mnode (fun x d => a x d / b x d) rc (dmul pa pb s1 s2) (dmul pa pb t1 t2).
 Proof. intros. unfold Rdiv. exact (m_mul a ra s1 t1 (fun x d => / b x d) rb s2 t2 rc pa pb H H0 H1 H2 H3). Qed.
 
 (** An increasing function of a node (ln, exp, sqrt, natural powers of a non-negative base). *)
@@ -175,7 +175,7 @@ Proof.
   - intros x Hx. apply (mono1_comp_incr sd _ S); auto.
 Qed.
 
-(** 1/b for b > 0 or b < 0 on the domain: the directions flip. *)
+(** 1/b for b > 0 or b < 0 on the domain: the directions dflip. *)
 Lemma inv_decr_pos : decr_on (fun u => 0 < u) Rinv.
 Proof. intros u v Hu Hv Huv. apply Rinv_le_contravar; lra. Qed.
 
@@ -186,7 +186,7 @@ Proof.
 Qed.
 
 Lemma m_inv : forall g rg se sd (S : R -> Prop) (rc : R -> Prop), mnode g rg se sd -> decr_on S Rinv ->
-  (forall u, rg u -> S u) -> (forall u, rg u -> rc (/ u)) -> mnode (fun x d => / g x d) rc (flip se) (flip sd).
+  (forall u, rg u -> S u) -> (forall u, rg u -> rc (/ u)) -> mnode (fun x d => / g x d) rc (dflip se) (dflip sd).
 Proof.
   intros g rg se sd S rc [R [E D]] Hphi HS H. split; [intros; apply H; auto | split].
   - intros d Hd. apply (mono1_comp_decr se _ S); auto.
@@ -237,7 +237,7 @@ Lemma ln_neg_w : forall u, 0 < u <= 1 -> ln u <= 0.
 Proof. intros u Hu. rewrite <- ln_1. apply ln_le; lra. Qed.
 
 (** Side conditions of the rules: linear and product ranges (nra), and 1/u on a signed range. *)
-Ltac mono_rng := intros; cbv beta in *;
+Ltac mono_rng := intros; cbv beta iota delta [dsg] in *;
   repeat match goal with H : _ /\ _ |- _ => destruct H end; repeat split; first [exact I | nra].
 
 Ltac mono_inv := let u := fresh "u" in intros u ?; cbv beta in *;
