@@ -242,7 +242,7 @@ Ltac mono_rng := intros; cbv beta iota delta [dsg] in *;
 
 Ltac mono_inv := let u := fresh "u" in intros u ?; cbv beta in *;
   repeat match goal with H : _ /\ _ |- _ => destruct H end;
-  (assert (0 < / u) by (apply Rinv_0_lt_compat; lra) || assert (/ u < 0) by (apply Rinv_lt_0_compat; lra));
+  first [assert (0 < / u) by (apply Rinv_0_lt_compat; lra) | assert (/ u < 0) by (apply Rinv_lt_0_compat; lra)];
   assert (u * / u = 1) by (apply Rinv_r; lra); set (w := / u) in *; repeat split; first [exact I | nra].
 
 Definition dec_ok (s : dir) : Prop := match s with Dec | Cst => True | _ => False end.
