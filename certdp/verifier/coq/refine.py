@@ -13,8 +13,10 @@ from proofs/coq/Refine.v:
 * each cell [a, b] of [a0, r0] (a0 ≤ ε): F' < 0 (``rleft_S``) or F > Fs ≥ F(r0) (``rleft_B``);
 * each cell of [r1, X] (δ0(X) ≤ 0): F' > 0 (``rright_S``) or F > Fs ≥ min(F(r0), F(r1))
   (``rright_B``), by ``interval`` or, near x_max where F cannot be enclosed, by f(X, δ0(a)) > Fs
-  (``refine_mono_cell``), which needs f non-increasing in ε and in δ (``nonincr2 f``): then
-  ``nonincr2 f`` is a premise of ``certdp_claim`` (stated, not proved in Coq);
+  (``refine_mono_cell``), which needs f non-increasing in ε and in δ (``nonincr2 f``): the script
+  proves it from the sign calculus's derivation (:mod:`certdp.verifier.coq.mono`, proofs/coq/Mono.v);
+  it is a premise of ``certdp_claim`` only when the certificate states it in ``claim.assumptions``
+  or the derivation uses a power rule Mono.v does not mirror;
 * ``refine_bracket``: every minimiser lies in [r0, r1]; the quantity over [r0, r1] by ``interval``.
 
 The cells are chosen here with balls (a guide, never an answer: a wrong cell only makes coqc fail).
