@@ -3,7 +3,7 @@
     in ε and in δ on ε > 0, 0 < δ < 1 (`nonincr2 f` of Refine.v) when every node carries a range
     and a direction in each variable by these rules.  The Coq kernel's noise-refinement scripts
     build that derivation node by node (`mnode`) and close `nonincr2 f` with `mono_nonincr2`. *)
-From Coq Require Import Reals Lra.
+From Coq Require Import Reals Lra Lia.
 From Interval Require Import Tactic.
 From CertDP Require Import Refine.
 Open Scope R_scope.
@@ -175,7 +175,17 @@ Proof.
   - intros x Hx. apply (mono1_comp_incr sd _ S); auto.
 Qed.
 
-(** 1/b for b > 0 or b < 0 on the domain: the directions dflip. *)
+(** A decreasing function of a node (an even power of a non-positive base): the directions flip. *)
+Lemma m_comp_decr : forall g rg se sd (S : R -> Prop) (phi : R -> R) (rc : R -> Prop), mnode g rg se sd ->
+  decr_on S phi -> (forall u, rg u -> S u) -> (forall u, rg u -> rc (phi u)) ->
+  mnode (fun x d => phi (g x d)) rc (dflip se) (dflip sd).
+Proof.
+  intros g rg se sd S phi rc [R [E D]] Hphi HS H. split; [intros; apply H; auto | split].
+  - intros d Hd. apply (mono1_comp_decr se _ S); auto.
+  - intros x Hx. apply (mono1_comp_decr sd _ S); auto.
+Qed.
+
+(** 1/b for b > 0 or b < 0 on the domain: the directions flip. *)
 Lemma inv_decr_pos : decr_on (fun u => 0 < u) Rinv.
 Proof. intros u v Hu Hv Huv. apply Rinv_le_contravar; lra. Qed.
 
@@ -219,6 +229,41 @@ Lemma pow_lt_s : forall k a u, (0 < k)%nat -> 0 <= a < u -> a ^ k < u ^ k.
 Proof.
   intros k a u Hk Ha. destruct k as [|n]; [inversion Hk|]. simpl.
   pose proof (pow_incr a u n ltac:(lra)). pose proof (pow_lt u n ltac:(lra)). pose proof (pow_le a n ltac:(lra)). nra.
+Qed.
+
+(** Natural powers of a base of any sign: odd powers increase on the line, even ones decrease on u <= 0. *)
+Lemma pow_opp_odd : forall k x, Nat.odd k = true -> (- x) ^ k = - x ^ k.
+Proof.
+  intros k x H. replace (- x) with (-1 * x) by ring. rewrite Rpow_mult_distr.
+  apply Nat.odd_spec in H. destruct H as [m ->]. replace (2 * m + 1)%nat with (S (2 * m)) by lia.
+  rewrite pow_1_odd. ring.
+Qed.
+
+Lemma pow_opp_even : forall k x, Nat.even k = true -> (- x) ^ k = x ^ k.
+Proof.
+  intros k x H. replace (- x) with (-1 * x) by ring. rewrite Rpow_mult_distr.
+  apply Nat.even_spec in H. destruct H as [m ->]. rewrite pow_1_even. ring.
+Qed.
+
+Lemma pow_odd_lt : forall k u v, Nat.odd k = true -> u < v -> u ^ k < v ^ k.
+Proof.
+  intros k u v H Huv. assert (Hk : (0 < k)%nat) by (destruct k; [simpl in H; discriminate | lia]).
+  destruct (Rle_or_lt 0 u) as [Hu|Hu]; [apply pow_lt_s; [exact Hk | lra]|].
+  destruct (Rle_or_lt v 0) as [Hv|Hv].
+  - pose proof (pow_lt_s k (- v) (- u) Hk ltac:(lra)) as P. rewrite !pow_opp_odd in P by exact H. lra.
+  - pose proof (pow_lt (- u) k ltac:(lra)) as P. rewrite pow_opp_odd in P by exact H.
+    pose proof (pow_lt v k Hv). lra.
+Qed.
+
+Lemma pow_odd_incr : forall k, Nat.odd k = true -> incr_on (fun _ => True) (fun u => u ^ k).
+Proof.
+  intros k H u v _ _ Huv. destruct (Req_dec u v) as [->|]; [lra | left; apply pow_odd_lt; [exact H | lra]].
+Qed.
+
+Lemma pow_even_decr : forall k, Nat.even k = true -> decr_on (fun u => u <= 0) (fun u => u ^ k).
+Proof.
+  intros k H u v Hu Hv Huv. cbv beta in *.
+  rewrite <- (pow_opp_even k u H), <- (pow_opp_even k v H). apply pow_incr. lra.
 Qed.
 
 Lemma sqrt_pos_s : forall u, 0 < u -> 0 < sqrt u.

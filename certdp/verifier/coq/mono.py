@@ -9,8 +9,8 @@ children's lemmas; the side conditions (range arithmetic, signs, 1/u, ranges thr
 sqrt and powers with their rounded ends) are closed by nra and Interval.  The root gives
 ``f_mono : nonincr2 f`` (``mono_nonincr2``), so ``certdp_claim`` needs no premise.
 
-The calculus's rules this replay does not mirror (a natural power of a base whose sign is not
->= 0, a non-integer power) give None: the script keeps ``nonincr2 f`` as a premise.  Nothing here
+The calculus's rules this replay does not mirror (a non-integer power, which the printer refuses
+anyway) give None: the script keeps ``nonincr2 f`` as a premise.  Nothing here
 is trusted: a wrong range or direction only makes coqc fail.
 """
 
@@ -126,28 +126,54 @@ class _Proof:
         return self.node(f"/ {b} eps delta", iinv, tac), iinv
 
     def _pow(self, a: str, ia: Info, k: int) -> tuple[str, Info]:
-        """a^k, k > 0, for a >= 0 on the domain (x^k increasing there)."""
-        r = ia.rng
-        if r.sign() != 1 or r.lo is None:
+        """a^k, k > 0: increasing on u >= 0 (and on the line for odd k), decreasing on u <= 0 for even k."""
+        r, A = ia.rng, f"{a} {_rng(ia.rng)} {_DIR[ia.d_eps]} {_DIR[ia.d_delta]}"
+        if r.sign() == 1 or k % 2 == 1:
+            if r.sign() == 1:
+                S, incr = "(fun u => 0 <= u)", f"(pow_incr_on {k})"
+                step, lt = "apply pow_incr; lra", "apply pow_lt_s; [auto with arith | lra]"
+            else:
+                S, incr = "(fun _ => True)", f"(pow_odd_incr {k} eq_refl)"
+                step = f"apply (pow_odd_incr {k} eq_refl); [exact I | exact I | lra]"
+                lt = "apply pow_odd_lt; [reflexivity | lra]"
+            info = Info(Rng(None if r.lo is None else r.lo ** k, None if r.hi is None else r.hi ** k,
+                            r.lo_open, r.hi_open), ia.d_eps, ia.d_delta)
+            lo, hi = self._pow_ends(k, r.lo, r.lo_open, r.hi, r.hi_open, step, lt, "")
+            side = "mono_rng" if r.sign() == 1 else "intros; exact I"
+            tac = (f"apply (m_comp_incr {A} {S} (fun u => u ^ {k}) {_rng(info.rng)} M{a[1:]} {incr}); [{side} | "
+                   f"intros u Hu; cbv beta in *; destruct Hu as [Hl Hh]; split; [{lo} | {hi}]]")
+            return self.node(f"{a} eps delta ^ {k}", info, tac), info
+        if r.sign() != -1 or r.hi is None:
             raise _NoRule
-        info = Info(Rng(r.lo ** k, None if r.hi is None else r.hi ** k, r.lo_open, r.hi_open), ia.d_eps, ia.d_delta)
-        if r.lo_open:
-            lo = (f"apply (Rle_lt_trans _ ({q(r.lo)} ^ {k})); [cbn [pow]; lra | "
-                  f"apply pow_lt_s; [auto with arith | lra]]")
-        else:
-            lo = f"apply (Rle_trans _ ({q(r.lo)} ^ {k})); [cbn [pow]; lra | apply pow_incr; lra]"
-        if r.hi is None:
-            hi = "exact I"
-        elif r.hi_open:
-            hi = (f"apply (Rlt_le_trans _ ({q(r.hi)} ^ {k})); [apply pow_lt_s; [auto with arith | lra] | "
-                  "cbn [pow]; lra]")
-        else:
-            hi = f"apply (Rle_trans _ ({q(r.hi)} ^ {k})); [apply pow_incr; lra | cbn [pow]; lra]"
-        A = f"{a} {_rng(ia.rng)} {_DIR[ia.d_eps]} {_DIR[ia.d_delta]}"
-        tac = (f"apply (m_comp_incr {A} (fun u => 0 <= u) (fun u => u ^ {k}) {_rng(info.rng)} M{a[1:]} "
-               f"(pow_incr_on {k})); [mono_rng | intros u Hu; cbv beta in *; destruct Hu as [Hl Hh]; "
+        # even k, a <= 0: a^k = (-a)^k, decreasing in a
+        neg = r.negate()
+        assert neg.lo is not None
+        info = Info(Rng(neg.lo ** k, None if neg.hi is None else neg.hi ** k, neg.lo_open, neg.hi_open),
+                    None if ia.d_eps is None else -ia.d_eps, None if ia.d_delta is None else -ia.d_delta)
+        lo, hi = self._pow_ends(k, neg.lo, neg.lo_open, neg.hi, neg.hi_open, "apply pow_incr; lra",
+                                "apply pow_lt_s; [auto with arith | lra]", f"rewrite <- (pow_opp_even {k} u eq_refl); ")
+        tac = (f"apply (m_comp_decr {A} (fun u => u <= 0) (fun u => u ^ {k}) {_rng(info.rng)} M{a[1:]} "
+               f"(pow_even_decr {k} eq_refl)); [mono_rng | intros u Hu; cbv beta in *; destruct Hu as [Hl Hh]; "
                f"split; [{lo} | {hi}]]")
         return self.node(f"{a} eps delta ^ {k}", info, tac), info
+
+    @staticmethod
+    def _pow_ends(k: int, lo: Fraction | None, lo_open: bool, hi: Fraction | None, hi_open: bool, step: str,
+                  lt: str, pre: str) -> tuple[str, str]:
+        """Tactics for lo^k <= u^k and u^k <= hi^k (strict where open); ``pre`` rewrites u^k first."""
+        if lo is None:
+            low = "exact I"
+        elif lo_open:
+            low = f"{pre}apply (Rle_lt_trans _ ({q(lo)} ^ {k})); [cbn [pow]; lra | {lt}]"
+        else:
+            low = f"{pre}apply (Rle_trans _ ({q(lo)} ^ {k})); [cbn [pow]; lra | {step}]"
+        if hi is None:
+            high = "exact I"
+        elif hi_open:
+            high = f"{pre}apply (Rlt_le_trans _ ({q(hi)} ^ {k})); [{lt} | cbn [pow]; lra]"
+        else:
+            high = f"{pre}apply (Rle_trans _ ({q(hi)} ^ {k})); [{step} | cbn [pow]; lra]"
+        return low, high
 
     def _unary(self, n: Node, a: str, ia: Info, info: Info) -> str:
         r, out = ia.rng, info.rng

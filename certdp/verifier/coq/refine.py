@@ -16,7 +16,7 @@ from proofs/coq/Refine.v:
   (``refine_mono_cell``), which needs f non-increasing in ε and in δ (``nonincr2 f``): the script
   proves it from the sign calculus's derivation (:mod:`certdp.verifier.coq.mono`, proofs/coq/Mono.v);
   it is a premise of ``certdp_claim`` only when the certificate states it in ``claim.assumptions``
-  or the derivation uses a power rule Mono.v does not mirror;
+  (or, defensively, were the derivation to use a rule Mono.v does not mirror);
 * ``refine_bracket``: every minimiser lies in [r0, r1]; the quantity over [r0, r1] by ``interval``.
 
 The cells are chosen here with balls (a guide, never an answer: a wrong cell only makes coqc fail).
@@ -346,8 +346,8 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
     elif premise:
         s.add("(* certdp_claim takes as a premise that f is non-increasing in eps and in delta on eps > 0,\n"
               "   0 < delta < 1 (nonincr2 f): the bound near x_max rests on it.  certdp's sign calculus\n"
-              "   (certdp.verifier.formula_monotone) proves it by a rule proofs/coq/Mono.v does not mirror\n"
-              "   (a natural power of a base not proved >= 0): Coq does not prove it. *)")
+              "   (certdp.verifier.formula_monotone) proves it by a rule proofs/coq/Mono.v does not mirror:\n"
+              "   Coq does not prove it. *)")
     elif uses_mono:
         s.add("(* nonincr2 f (f non-increasing in eps and in delta) is proved above (f_mono, proofs/coq/Mono.v):\n"
               "   certdp_claim has no premise. *)")
