@@ -1,5 +1,6 @@
 """The Coq library (proofs/coq/) compiled by coqc: the lemmas the Coq kernel's
-GDP cell proofs rest on (CertDP.v) and the papers' key results (Papers.v).
+GDP cell proofs rest on (CertDP.v), the noise refinement's cell argument (Refine.v) and the sign
+calculus's rules (Mono.v), and the papers' key results (Papers.v).
 
 Each theorem is accepted by coqc and ``Print Assumptions`` lists no axiom beyond
 Coq's reals, its primitive numbers and the library's Gaussian integral.  Where
@@ -18,8 +19,10 @@ from proofs.core import ProofResult, Step, conclude
 
 NAME = "coq-library"
 STATEMENT = ("Coq (Coquelicot + Interval): delta_mu monotone in eps and mu, delta_mu >= 0, the monotone and "
-             "mean-value cell lemmas, Mills' ratio bounds of delta_mu's tail, the switch-point bracket, the noise refinement's bracket; Liu et al. 2022 Thm 3.1, 3.2, 5.1 (optimality); Guingona et al. 2023 Lemma 2.3")
-SOURCE = "proofs/coq/CertDP.v, proofs/coq/Refine.v, proofs/coq/Papers.v (proofs/coq/README.md)"
+             "mean-value cell lemmas, Mills' ratio bounds of delta_mu's tail, the switch-point bracket, the noise "
+             "refinement's bracket, the sign calculus's rules for a sigma-formula's monotonicity; Liu et al. 2022 "
+             "Thm 3.1, 3.2, 5.1 (optimality); Guingona et al. 2023 Lemma 2.3")
+SOURCE = "proofs/coq/CertDP.v, proofs/coq/Refine.v, proofs/coq/Mono.v, proofs/coq/Papers.v (proofs/coq/README.md)"
 
 #: theorem -> what it states (Print Assumptions is checked for each)
 THEOREMS = {
@@ -37,6 +40,9 @@ THEOREMS = {
     "Refine.refine_bracket": "every minimiser of a noise refinement's F = f(x, delta0(x)) lies in the proved bracket "
                              "(Liu et al. 2022 App. C)",
     "Refine.refine_exists": "F attains its minimum on the refinement's domain (continuous on the bracket)",
+    "Mono.mono_nonincr2": "a sign-calculus derivation of a sigma-formula proves it non-increasing in eps and delta",
+    "Mono.m_mul": "the sign calculus's product rule (signed factors)",
+    "Mono.m_inv": "the sign calculus's reciprocal rule (1/b on a signed range)",
     "Papers.liu2022_thm31": "Liu et al. 2022 Thm 3.1, corrected partial order (explicit hypotheses)",
     "Papers.liu2022_thm32": "Liu et al. 2022 Thm 3.2: delta_mu as the hockey-stick integral",
     "Papers.liu2022_thm51_optimal": "Liu et al. 2022 Thm 5.1, optimality of mu",
@@ -55,12 +61,12 @@ def check() -> ProofResult:
         return ProofResult(NAME, STATEMENT, SOURCE, "failed" if required else "skipped", (step,), ())
     import subprocess  # noqa: PLC0415
 
-    lib = library()  # CertDP.v and Refine.v, compiled once per source and coqc version
-    steps = [Step("CertDP.v and Refine.v compile", "coq", True)]
+    lib = library()  # CertDP.v, Refine.v and Mono.v, compiled once per source and coqc version
+    steps = [Step("CertDP.v, Refine.v and Mono.v compile", "coq", True)]
     src = (library_source() / "Papers.v").read_text(encoding="utf-8")
     prints = "\n".join(f"Print Assumptions {name.split('.')[-1]}." for name in THEOREMS)
     with tempfile.TemporaryDirectory(prefix="certdp-proofs-") as tmp:
-        Path(tmp, "Papers.v").write_text(src + "\nFrom CertDP Require Import CertDP Refine.\n" + prints + "\n",
+        Path(tmp, "Papers.v").write_text(src + "\nFrom CertDP Require Import CertDP Refine Mono.\n" + prints + "\n",
                                          encoding="utf-8")
         res = subprocess.run(["coqc", "-q", "-Q", str(lib), "CertDP", "Papers.v"], cwd=tmp,
                              capture_output=True, text=True, check=False, timeout=900)

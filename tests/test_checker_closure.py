@@ -83,6 +83,11 @@ Laplace's continued fraction for Mills' ratio (verifier.phi_series), its erfc fr
 (verifier.iv, 58 lines fewer), the per-precision constants of the cell proofs and the DP-SGD
 grid placement on raw interval tuples (check_pld_iv, 19 % faster).  Both merged: 60 modules,
 12,217 lines; without sympy 22 modules, 3,763.
+
+Issue 40, the Coq kernel proves a noise refinement's monotonicity (h-mono):
+certdp.verifier.formula_monotone gains node_info / reciprocal (+17 lines), through which
+certdp.verifier.coq.mono (outside the closure: loaded by the Coq kernel in functions) replays the
+sign calculus's derivation in Coq: 60 modules, 12,234 lines; MAX_LINES 12,220 -> 12,237 (+17).
 """
 
 from __future__ import annotations
@@ -97,7 +102,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 60
-MAX_LINES = 12_220
+MAX_LINES = 12_237
 
 
 def _module_level_imports(mod: str) -> set[str]:

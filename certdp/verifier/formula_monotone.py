@@ -223,6 +223,23 @@ def _info(n: Node) -> Info:
     return Info(_map_up(a.rng, arb.sqrt, Fraction(0), None), a.d_eps, a.d_delta)
 
 
+def node_info(n: Node) -> Info | None:
+    """The range and directions the calculus derives for the node ``n`` (None: not proved).
+    The Coq kernel replays the derivation node by node (:mod:`certdp.verifier.coq.mono`)."""
+    try:
+        return _info(n)
+    except _NotProved:
+        return None
+
+
+def reciprocal(i: Info) -> Info | None:
+    """The rule for 1/b applied to b's ``i`` (the divisor of a quotient, or a negative power)."""
+    try:
+        return _recip(i)
+    except _NotProved:
+        return None
+
+
 def proves_non_increasing(f: Node) -> bool:
     """Does the calculus prove f non-increasing in ε and in δ (and defined) on D?"""
     try:

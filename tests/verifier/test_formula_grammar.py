@@ -31,7 +31,7 @@ from certdp.verifier import formula as fm
 from certdp.verifier.ball import to_ball
 from certdp.verifier.check_iv import check as check_iv
 from certdp.verifier.checker import check
-from certdp.verifier.formula_monotone import monotonicity_assumption, proves_non_increasing
+from certdp.verifier.formula_monotone import monotonicity_assumption, node_info, proves_non_increasing, reciprocal
 from certdp.verifier.schema import MalformedCertificate
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -241,3 +241,18 @@ def test_a_changed_digit_is_invalid_under_both_kernels(docs):
     for m in mutants:
         assert not check(m).valid, m["claim"]
         assert not check_iv(m)[0], m["claim"]
+
+
+def test_the_derivation_is_exposed_node_by_node():
+    """node_info / reciprocal (what the Coq kernel replays) give the calculus's ranges and directions."""
+    i = node_info(fm.parse("-log(delta)/eps"))
+    assert i is not None and (i.d_eps, i.d_delta) == (-1, -1) and i.rng.lo == 0 and i.rng.lo_open and i.rng.hi is None
+    lg = node_info(fm.parse("log(delta)"))
+    assert lg is not None and lg.rng.hi == 0 and lg.rng.hi_open and (lg.d_eps, lg.d_delta) == (0, 1)
+    r = reciprocal(lg)  # 1/log(delta) < 0, decreasing in delta
+    assert r is not None and r.rng.neg() and r.d_delta == -1
+    assert reciprocal(node_info(fm.parse("eps - 1"))) is None  # sign unknown: no rule
+    assert node_info(fm.parse("log(eps - 1)")) is None  # log of a range not proved positive
+    for text in ("2/eps*sqrt(log(1/delta))", "eps*delta", "(delta - 2)^2"):
+        f, fi = fm.parse(text), node_info(fm.parse(text))
+        assert proves_non_increasing(f) == (fi is not None and fi.d_eps in (0, -1) and fi.d_delta in (0, -1))

@@ -13,8 +13,10 @@ from proofs/coq/Refine.v:
 * each cell [a, b] of [a0, r0] (a0 ≤ ε): F' < 0 (``rleft_S``) or F > Fs ≥ F(r0) (``rleft_B``);
 * each cell of [r1, X] (δ0(X) ≤ 0): F' > 0 (``rright_S``) or F > Fs ≥ min(F(r0), F(r1))
   (``rright_B``), by ``interval`` or, near x_max where F cannot be enclosed, by f(X, δ0(a)) > Fs
-  (``refine_mono_cell``), which needs f non-increasing in ε and in δ (``nonincr2 f``): then
-  ``nonincr2 f`` is a premise of ``certdp_claim`` (stated, not proved in Coq);
+  (``refine_mono_cell``), which needs f non-increasing in ε and in δ (``nonincr2 f``): the script
+  proves it from the sign calculus's derivation (:mod:`certdp.verifier.coq.mono`, proofs/coq/Mono.v);
+  it is a premise of ``certdp_claim`` only when the certificate states it in ``claim.assumptions``
+  (or, defensively, were the derivation to use a rule Mono.v does not mirror);
 * ``refine_bracket``: every minimiser lies in [r0, r1]; the quantity over [r0, r1] by ``interval``.
 
 The cells are chosen here with balls (a guide, never an answer: a wrong cell only makes coqc fail).
@@ -30,6 +32,7 @@ from flint import arb
 
 from certdp.verifier import formula as fm
 from certdp.verifier.ball import dyadic_to_fraction, lower_bound, to_ball, upper_bound, working_precision
+from certdp.verifier.coq.mono import proof as mono_derivation
 from certdp.verifier.coq.terms import ClaimRefused, Unsupported, q
 
 Op, Node = fm.Op, fm.Node
@@ -225,7 +228,12 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
         left = _cells(fns, a0, r0, fs_left, -1, None, None) if a0 < r0 else []
         right = _cells(fns, r1, X, fs_left, +1, xb, mono) if r1 < X else []
     uses_mono = any(kind == "M" for kind, _, _ in right)
-    hyp = "(Hf : nonincr2 f) " if uses_mono else ""
+    # nonincr2 f: proved in Coq from the sign calculus's derivation (proofs/coq/Mono.v), else a premise
+    # (the certificate states it in claim.assumptions, or the calculus used a rule Mono.v does not mirror)
+    mono_proof = mono_derivation(r.f) if uses_mono and not needed else None
+    premise = uses_mono and mono_proof is None
+    hyp = "(Hf : nonincr2 f) " if premise else ""
+    hf_term = "Hf" if premise else "f_mono"
     P = s.prec + 30
     num = f"interval with (i_prec {P})"
     bis = f"interval with (i_bisect y, i_depth 10, i_prec {P})"
@@ -243,6 +251,9 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
           f"Lemma P_r1 : 0 < d0 {R1}. Proof. unfold d0, refine_d0, e, d; {num}. Qed.\n"
           f"Lemma P_X : d0 {XX} <= 0. Proof. unfold d0, refine_d0, e, d; {num}. Qed.",
           "the formula, the target, and the domain's ends (eps <= r0, delta0(r0), delta0(r1) > 0 >= delta0(X))")
+    if mono_proof is not None:
+        s.add(mono_proof, "f is non-increasing in eps and in delta (the sign calculus's derivation, node by node: "
+                          "proofs/coq/Mono.v)")
     side = f"repeat split; {bis}"
     runs = _runs(left + right + [("S", r0, r1)])  # F' on the bracket too: F is continuous there
     for i, (a, b) in enumerate(runs):
@@ -278,7 +289,7 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
     for i, (kind, a, b) in enumerate(right):
         A, B = q(a), q(b)
         head = f"Lemma right_{i + 1} {hyp}: rright_ok F (fun x => 0 < d0 x) {R1} {B} m.\nProof.\n"
-        prev = f"(right_{i} Hf)" if uses_mono else f"right_{i}"
+        prev = f"(right_{i} Hf)" if premise else f"right_{i}"
         if kind == "S":
             body = (f"  apply (rright_S F dF (fun x => 0 < d0 x) {R1} {A} {B} m ltac:(lra) ltac:(lra) down m_r1 "
                     f"{deriv(a, b)}); [intros y Hy; unfold dF; {bis} | exact {prev}].\nQed.")
@@ -289,15 +300,15 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
             what = "F > min(F(r0), F(r1))"
         else:
             body = (f"  apply (rright_B F (fun x => 0 < d0 x) {R1} {A} {B} m Fm m_Fm); [|exact {prev}].\n"
-                    f"  intros y Hy Py. rewrite F_is. apply (refine_mono_cell f e d {XX} {A} {B} Fm Hf d_lt1 "
+                    f"  intros y Hy Py. rewrite F_is. apply (refine_mono_cell f e d {XX} {A} {B} Fm {hf_term} d_lt1 "
                     f"ltac:(lra)); [unfold refine_d0, e, d; {num} | exact P_X | unfold f, refine_d0, e, d, Fm, Fs; "
                     f"{num} | exact Hy | exact Py].\nQed.")
             what = "f(X, delta0(a)) > min(F(r0), F(r1)) (f non-increasing in eps and delta)"
         s.add(head + body, f"right cell {i} [{a}, {b}]: {what}")
     n = len(right)
-    prem = "nonincr2 f -> " if uses_mono else ""
-    intro = "intros Hf. " if uses_mono else ""
-    rt = f"(right_{n} Hf)" if uses_mono else f"right_{n}"
+    prem = "nonincr2 f -> " if premise else ""
+    intro = "intros Hf. " if premise else ""
+    rt = f"(right_{n} Hf)" if premise else f"right_{n}"
     dom = "forall x, e <= x -> 0 < d0 x -> (forall y, e <= y -> 0 < d0 y -> F x <= F y) -> "
     s.add(f"Lemma bracket : {prem}{dom}{R0} <= x <= {R1}.\n"
           f"Proof. {intro}exact (refine_bracket F e d e {R0} {R1} {A0} {XX} m d_lt1 a0_e e_r0 ltac:(lra) P_r0 P_r1 P_X "
@@ -307,7 +318,7 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
     value = {"refined_eps0": "x", "refined_sigma": "F x", "refined_delta0": "d0 x"}[qty]
     if qty == "refined_eps0":
         s.add(f"Lemma enclosure : {prem}{dom}{L} <= x <= {H}.\n"
-              f"Proof. {intro}intros x Hx Px Hm. pose proof (bracket {'Hf ' if uses_mono else ''}x Hx Px Hm). lra. Qed.",
+              f"Proof. {intro}intros x Hx Px Hm. pose proof (bracket {'Hf ' if premise else ''}x Hx Px Hm). lra. Qed.",
               "the bracket inside [lo, hi]")
     else:
         fn = "F" if qty == "refined_sigma" else "d0"
@@ -315,8 +326,8 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
         s.add(f"Lemma on_bracket : forall y, {R0} <= y <= {R1} -> {L} <= {fn} y <= {H}.\n"
               f"Proof. intros y Hy. unfold {unf}; split; {bis}. Qed.", f"{qty} on the bracket inside [lo, hi]")
         s.add(f"Lemma enclosure : {prem}{dom}{L} <= {value} <= {H}.\n"
-              f"Proof. {intro}intros x Hx Px Hm. apply on_bracket. exact (bracket {'Hf ' if uses_mono else ''}x Hx Px Hm). Qed.")
-    hf = " Hf" if uses_mono else ""
+              f"Proof. {intro}intros x Hx Px Hm. apply on_bracket. exact (bracket {'Hf ' if premise else ''}x Hx Px Hm). Qed.")
+    hf = " Hf" if premise else ""
     exists = "(exists x, e <= x /\\ 0 < d0 x /\\ forall y, e <= y -> 0 < d0 y -> F x <= F y)"
     s.add(f"Lemma exists_min : {prem}{exists}.\n"
           f"Proof. {intro}exact (refine_exists F dF e d e {R0} {R1} {A0} {XX} m d_lt1 a0_e e_r0 ltac:(lra) P_r1 P_X "
@@ -328,10 +339,18 @@ def translate_refined(s: Any, doc: Mapping[str, Any], qty: str, lo: Fraction, hi
         v, a, b = verdict
         body = f"{q(a)} <= {value} <= {q(b)}" if v == "CONFIRMED" else f"{value} < {q(a)} \\/ {q(b)} < {value}"
         rest = f"intros x Hx Px Hm; pose proof (enclosure{hf} x Hx Px Hm); lra"
-    if uses_mono:
+    if premise and needed:
+        s.add("(* certdp_claim takes as a premise that f is non-increasing in eps and in delta on eps > 0,\n"
+              "   0 < delta < 1 (nonincr2 f): the bound near x_max rests on it.  It is a stated hypothesis:\n"
+              "   the certificate lists it in claim.assumptions (certdp's sign calculus does not prove it). *)")
+    elif premise:
         s.add("(* certdp_claim takes as a premise that f is non-increasing in eps and in delta on eps > 0,\n"
               "   0 < delta < 1 (nonincr2 f): the bound near x_max rests on it.  certdp's sign calculus\n"
-              "   (certdp.verifier.formula_monotone) proves it or the certificate states it; Coq does not. *)")
+              "   (certdp.verifier.formula_monotone) proves it by a rule proofs/coq/Mono.v does not mirror:\n"
+              "   Coq does not prove it. *)")
+    elif uses_mono:
+        s.add("(* nonincr2 f (f non-increasing in eps and in delta) is proved above (f_mono, proofs/coq/Mono.v):\n"
+              "   certdp_claim has no premise. *)")
     s.add(f"Theorem certdp_claim : {prem}{exists} /\\ ({dom}{body}).\n"
           f"Proof. {intro}split; [exact (exists_min{hf}) | {rest}]. Qed.",
           "the enclosure [lo, hi]" + ("" if verdict is None else f" against the printed interval ({verdict[0]})"))

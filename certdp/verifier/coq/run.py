@@ -40,7 +40,7 @@ ALLOWED_AXIOMS = frozenset({
 #: (implemented by Coq's kernel; the Interval library computes with them).
 PRIMITIVE_PREFIXES = ("PrimInt63.", "Uint63.", "Sint63.", "PrimFloat.", "FloatAxioms.", "FloatOps.")
 #: The library's files, compiled in this order (Refine.v: the noise refinement's cell argument).
-LIBRARY = ("CertDP.v", "Refine.v")
+LIBRARY = ("CertDP.v", "Refine.v", "Mono.v")
 #: Default coqc time limit (seconds) when no --budget is active.
 DEFAULT_TIMEOUT = 600.0
 #: Vernacular a generated script never contains (so no axiom of the script can shadow the library's).

@@ -58,7 +58,7 @@ HEADER = """\
 From Coq Require Import Reals Lra List.
 From Coquelicot Require Import Coquelicot.
 From Interval Require Import Tactic.
-From CertDP Require Import CertDP Refine.
+From CertDP Require Import CertDP Refine Mono.
 Open Scope R_scope.
 Import ListNotations.
 """
