@@ -49,7 +49,7 @@ from certdp.verifier.ball import (dyadic_to_fraction, fixed_point_units, lower_b
 from certdp.verifier.exact import exact
 from certdp.verifier.gauss import Phi_ball, Phi_upper_ball
 from certdp.verifier.pld_compose import (MAX_BITS, MAX_COUNT, MAX_GRID, _Packed, _compose_lower,  # noqa: F401
-                                         _product, compose, f_eps)
+                                         _product, compose, cut_step, f_eps)
 
 #: Limits on the stated discretisation (a certificate cannot ask for more work); MAX_BITS,
 #: MAX_GRID and MAX_COUNT are the composition's (:mod:`certdp.verifier.pld_compose`).
@@ -60,7 +60,7 @@ EVIDENCE_FIELDS = {"h", "bits", "tau", "z"}
 
 def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, float]:
     """(h, bits, tau, z) of ``evidence.pld`` (MalformedCertificate when out of range)."""
-    ev = _fields(ev, "evidence.pld", EVIDENCE_FIELDS, set())
+    ev = _fields(ev, "evidence.pld", EVIDENCE_FIELDS, {"cut"})
     try:
         h = exact(number_string(ev["h"], "evidence.pld.h"), "evidence.pld.h")
         tau = exact(number_string(ev["tau"], "evidence.pld.tau"), "evidence.pld.tau")
@@ -73,6 +73,18 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, float]:
     if not (Fraction(1, 2**40) <= h <= 2**20 and 0 <= tau < 1 and 1 <= z <= MAX_Z):
         raise MalformedCertificate("evidence.pld: need 2^-40 <= h <= 2^20, 0 <= tau < 1, 1 <= z <= 40")
     return h, bits, tau, float(z)
+
+
+def parse_cut(ev: Any) -> tuple[tuple[int, int, int, int], ...] | None:
+    """``evidence.pld.cut`` (optional; :func:`certdp.verifier.pld_compose.cut_step`) as (remove, add)."""
+    if ev.get("cut") is None:
+        return None
+    cut = _fields(ev["cut"], "evidence.pld.cut", {"remove", "add"}, set())
+    for v in cut.values():
+        if not (isinstance(v, list) and len(v) == 4 and all(type(x) is int and abs(x) < 1 << 1100 for x in v)
+                and 0 <= v[1] - v[0] < MAX_GRID and min(v[2:]) >= 0):
+            raise MalformedCertificate("evidence.pld.cut: [lo, hi, below, above], integers, 0 <= hi - lo < MAX_GRID")
+    return tuple(tuple(cut[r]) for r in ("remove", "add"))
 
 
 def subsampled_gaussians(mech: Any) -> tuple[Fraction, Fraction, int]:
@@ -288,17 +300,21 @@ def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ..
 
 @functools.lru_cache(maxsize=4)
 def _upper_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int, tau: Fraction, z: float,
-                prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
-    """The composed upper PLDs (remove, add) re-derived from the discretisation
-    (cached: the writer may check a few roundings of one claim)."""
+                prec: int, cut: tuple[tuple[int, int, int, int], ...] | None = None
+                ) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """The composed upper PLDs (remove, add) re-derived from the discretisation, each
+    one-step PLD first cut as ``cut`` states (:func:`certdp.verifier.pld_compose.cut_step`;
+    cached: the writer may check a few roundings of one claim)."""
     tau_units = int(tau * (1 << bits))
     out = []
     with working_precision(prec):
-        for sign in (1, -1):
+        for i, sign in enumerate((1, -1)):
             try:
                 step = one_step(_Pair(sigma, q, sign), h, bits, z)
             except _Undecided:
                 raise InputError("a grid point's loss could not be placed at this precision") from None
+            if cut is not None:
+                step = cut_step(step, cut[i])
             offset, cs, inf = compose(step, count, bits, tau_units)
             out.append((offset, tuple(cs), inf))
     return tuple(out)
@@ -309,7 +325,7 @@ def upper_plds(mech: Any, ev: Mapping[str, Any], prec: int) -> tuple[tuple[int, 
     relation (remove, add): every F_ε of it bounds δ_M(ε) of that relation from above."""
     h, bits, tau, z = parse_evidence(ev)
     sigma, q, count = subsampled_gaussians(mech)
-    return _upper_plds(sigma, q, count, h, bits, tau, z, prec)
+    return _upper_plds(sigma, q, count, h, bits, tau, z, prec, parse_cut(ev))
 
 
 @functools.lru_cache(maxsize=4)
