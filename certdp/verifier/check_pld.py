@@ -206,9 +206,11 @@ class _Undecided(Exception):
     """A ball comparison of the one-step construction is undecided at this precision."""
 
 
-def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[int], int]:
-    """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up."""
-    lo, hi = pair.grid(h, z)
+def one_step(pair: _Pair, h: Fraction, bits: int, z: float,
+             span: tuple[int, int] | None = None) -> tuple[int, list[int], int]:
+    """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up; on the
+    grid indices ``span`` when given (any range is sound), else the z-σ range."""
+    lo, hi = pair.grid(h, z) if span is None else span
     n = hi - lo + 1
     hb = to_ball(h)
     ends: list[Any] = []  # x of loss jh; "lo"/"hi" when below/above the loss range
@@ -310,7 +312,8 @@ def _upper_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int
     with working_precision(prec):
         for i, sign in enumerate((1, -1)):
             try:
-                step = one_step(_Pair(sigma, q, sign), h, bits, z)
+                span = None if cut is None else (cut[i][0] - 1, cut[i][1] + 1)  # the cut's range, one point beyond
+                step = one_step(_Pair(sigma, q, sign), h, bits, z, span)
             except _Undecided:
                 raise InputError("a grid point's loss could not be placed at this precision") from None
             if cut is not None:

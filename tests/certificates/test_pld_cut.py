@@ -40,7 +40,11 @@ def test_checker_moves_what_the_answer_moved(s, q, T):
         t_off, t_cs, t_inf = cut_step(theirs, cut)
         assert mine.offset == t_off == lo and len(t_cs) == hi - lo + 1 and mine.length <= hi - lo + 1
         # the same moved masses on both sides: exactly the stated tails
-        assert mine.inf - step.inf == t_inf - theirs[2] == above
+        assert mine.inf == t_inf == above
+        # the checker builds only [lo - 1, hi + 1]: the same kept masses as on its whole grid
+        with working_precision(128):
+            part = cp.one_step(cp._Pair(s, q, sign), h, bits, z, (lo - 1, hi + 1))
+        assert cut_step(part, cut) == (t_off, t_cs, t_inf)
         own_lo = int(step.poly[lo - step.offset]) if 0 <= lo - step.offset < step.length else 0
         their_lo = theirs[1][lo - theirs[0]] if 0 <= lo - theirs[0] < len(theirs[1]) else 0
         assert int(mine.poly[0]) - own_lo == t_cs[0] - their_lo == below
@@ -80,15 +84,15 @@ def test_cut_step_is_sound_and_checked():
     step = (-3, [5, 0, 7, 100, 50, 9, 0, 2], 4)
     cut = (-1, 2, 6, 12)
     off, cs, inf = cut_step(step, cut)
-    assert (off, cs, inf) == (-1, [7 + 6, 100, 50, 9], 4 + 12)
+    assert (off, cs, inf) == (-1, [7 + 6, 100, 50, 9], 12)
     with working_precision(128):
         for eps in (F(-2), F(-1, 3), F(0), F(1, 2), F(2), F(7)):
             assert f_eps((off, cs, inf), F(1, 4), 8, eps) >= f_eps(step, F(1, 4), 8, eps)
     with pytest.raises(InputError):
         cut_step(step, (-1, 2, 4, 12))  # 5 units lie below lo
     with pytest.raises(InputError):
-        cut_step(step, (-1, 2, 6, 1))  # 2 units lie above hi
-    assert cut_step(step, (-6, 9, 0, 0)) == (-6, [0, 0, 0] + step[1] + [0, 0, 0, 0, 0], 4)
+        cut_step(step, (-1, 2, 6, 5))  # 2 units lie above hi, 4 at +inf
+    assert cut_step(step, (-6, 9, 0, 4)) == (-6, [0, 0, 0] + step[1] + [0, 0, 0, 0, 0], 4)
 
 
 def test_understated_tail_is_invalid():

@@ -20,14 +20,16 @@ checker's fine construction puts beyond the cut, and both sides move exactly tho
 rule checks that the removed masses do not exceed them; adding the excess is sound:
 see :func:`~certdp.verifier.pld_compose.cut_step`).
 
-The bounds: the connect-the-dots construction (Doroshenko et al. 2022) on the grid puts
-at the points above hi the P-mass of the losses above ω_{hi+1} and the part P_I − A_I of
-the cell I = (x(ω_hi), x(ω_{hi+1})) (A_I = (Q_I − e^{−ω_{hi+1}}P_I)/(e^{−ω_hi} −
-e^{−ω_{hi+1}})); below lo the P-mass of the losses below ω_{lo−1} and A_J of the cell
-J = (x(ω_{lo−1}), x(ω_lo)).  Both are enclosed here in balls; each side rounds every
+The bounds: the connect-the-dots construction (Doroshenko et al. 2022) puts at the points
+above hi and at +∞ the P-mass of the losses above ω_{hi+1} and the part P_I − A_I of the cell
+I = (x(ω_hi), x(ω_{hi+1})) (A_I = (Q_I − e^{−ω_{hi+1}}P_I)/(e^{−ω_hi} − e^{−ω_{hi+1}}));
+below lo the P-mass of the losses below ω_{lo−1} and A_J of the cell J = (x(ω_{lo−1}),
+x(ω_lo)), whatever its grid range (the checker builds only [lo − 1, hi + 1], its mpmath
+kernel the whole range).  Both are enclosed here in balls; each side rounds every
 coefficient up by less than one unit, so the number of grid points beyond the cut (with a
-margin for the checker's own grid range) is added, and the answer's own removed mass is
-taken when it is larger.
+margin for the checker's own grid range and wider balls) is added, and the answer's own
+removed mass is taken when it is larger.  The answer's mass at +∞ after the cut is
+``above``, as the checker's is.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def cut_one_step(pld: DiscretePLD, pair: MixturePair, tau_units: int,
     b = max(bisect_left(pre, total - tau_units) - 1, a)  # the smallest b >= a with Σ_{j>b} c_j <= τ
     lo, hi = pld.offset + a, pld.offset + b
     below, above = stated_tails(pair, pld.h, pld.bits, lo, hi, grid)
-    below, above = max(below, pre[a]), max(above, total - pre[b + 1])
+    below, above = max(below, pre[a]), max(above, total - pre[b + 1] + pld.inf)
     cut = (lo, hi, below, above)
     offset, kept, inf = cut_step((pld.offset, cs, pld.inf), cut)
     return DiscretePLD(fmpz_poly(kept), offset, pld.h, pld.bits, inf, pld.kind), cut
