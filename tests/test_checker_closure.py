@@ -81,7 +81,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 59
-MAX_LINES = 11_500  # issue 37 (fourth pass): the one-step cut rule, 11,496
+MAX_LINES = 11_510  # issue 37 (fourth pass): the one-step cut rule and shared ends' balls, 11,508
 
 
 def _module_level_imports(mod: str) -> set[str]:
@@ -112,7 +112,7 @@ def closure(roots: tuple[str, ...] = arch.CHECKER_MODULES) -> dict[str, int]:
 
 
 #: Upper limits of the part loaded for a certificate with no user expression (issue 36).
-MAX_SYMPY_FREE_LINES = 3_990  # issue 37 (fourth pass): the one-step cut rule, 3,989
+MAX_SYMPY_FREE_LINES = 4_005  # issue 37 (fourth pass): the one-step cut rule and shared ends' balls, 4,001
 
 
 def _outside_functions(tree: ast.AST) -> ast.Module:

@@ -163,7 +163,10 @@ class _Masses:
     keeps relative accuracy: Φ̄(za) − Φ̄(zb) when za > 0, Φ(zb) − Φ(za) when zb < 0, else
     1 − Φ(za) − Φ̄(zb)."""
 
-    def __init__(self, pair: _Pair, xs: list[arb | None]) -> None:
+    def __init__(self, pair: _Pair, xs: list[arb | None], keys: Any = None, shared: dict | None = None) -> None:
+        # ``shared``: Φ balls of both relations, keyed in the remove frame (the add pair mirrors
+        # the remove pair: x_add(kh) = −x_rem(−kh), so z_add(c) = −z_rem(−c)); ``keys``: grid indices
+        self.sign, self.keys, self.memo = pair.sign, keys, {} if shared is None else shared
         s = to_ball(pair.sigma)
         self.centres = sorted({c for _, c in pair.p + pair.qq})
         w = {v: to_ball(v) for v, _ in pair.p + pair.qq}
@@ -172,13 +175,14 @@ class _Masses:
         for x in xs:
             row = None if x is None else {c: (x - c) / s for c in self.centres}
             self.z.append(row and {c: (v, 1 if v > 0 else (-1 if v < 0 else 0)) for c, v in row.items()})
-        self.memo: dict = {}
 
     def _phi(self, j: int, c: int, up: bool) -> arb:
-        v = self.memo.get((j, c, up))
+        sg = self.sign
+        key = (j, c, up) if self.keys is None else (sg * self.keys[j], sg * c, up if sg > 0 else not up)
+        v = self.memo.get(key)
         if v is None:
             z = self.z[j][c][0]
-            v = self.memo[(j, c, up)] = Phi_upper_ball(z) if up else Phi_ball(z)
+            v = self.memo[key] = Phi_upper_ball(z) if up else Phi_ball(z)
         return v
 
     def pq(self, ja: int | None, jb: int | None, want_q: bool = True) -> tuple[arb, arb]:
@@ -206,21 +210,28 @@ class _Undecided(Exception):
     """A ball comparison of the one-step construction is undecided at this precision."""
 
 
-def one_step(pair: _Pair, h: Fraction, bits: int, z: float,
-             span: tuple[int, int] | None = None) -> tuple[int, list[int], int]:
+def one_step(pair: _Pair, h: Fraction, bits: int, z: float, span: tuple[int, int] | None = None,
+             shared: dict | None = None) -> tuple[int, list[int], int]:
     """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up; on the
-    grid indices ``span`` when given (any range is sound), else the z-σ range."""
+    grid indices ``span`` when given (any range is sound), else the z-σ range; ``shared``
+    (one dict for both relations at one precision) shares the ends' x and Φ balls."""
     lo, hi = pair.grid(h, z) if span is None else span
+    xs = {} if shared is None else shared.setdefault("x", {})  # remove-frame x of the loss kh
     n = hi - lo + 1
     hb = to_ball(h)
     ends: list[Any] = []  # x of loss jh; "lo"/"hi" when below/above the loss range
     for j in range(n):
         if not j % 1024:
             check_budget("re-deriving the one-step PLD", j, n)
-        x = pair.x_of_loss((lo + j) * hb)
+        k = pair.sign * (lo + j)
+        if k not in xs:
+            x = pair.x_of_loss((lo + j) * hb)
+            xs[k] = x if x is None or pair.sign > 0 else -x
+        x = xs[k] if xs[k] is None or pair.sign > 0 else -xs[k]
         ends.append(x if x is not None else ("below" if pair.sign > 0 else "above"))
     masses = [arb(0)] * n
-    cells = _Masses(pair, [None if isinstance(e, str) else e for e in ends])
+    cells = _Masses(pair, [None if isinstance(e, str) else e for e in ends], None if shared is None else
+                    range(lo, hi + 1), None if shared is None else shared.setdefault("phi", {}))
     if ends[0] != "below":  # losses <= ω_0 go up to ω_0 ("above": all of them)
         masses[0] = cells.pq(None, 0, False)[0]
     ehm = (-hb).exp()
@@ -308,12 +319,13 @@ def _upper_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int
     one-step PLD first cut as ``cut`` states (:func:`certdp.verifier.pld_compose.cut_step`;
     cached: the writer may check a few roundings of one claim)."""
     tau_units = int(tau * (1 << bits))
-    out = []
+    out: list = []
+    shared: dict = {}
     with working_precision(prec):
         for i, sign in enumerate((1, -1)):
             try:
                 span = None if cut is None else (cut[i][0] - 1, cut[i][1] + 1)  # the cut's range, one point beyond
-                step = one_step(_Pair(sigma, q, sign), h, bits, z, span)
+                step = one_step(_Pair(sigma, q, sign), h, bits, z, span, shared)
             except _Undecided:
                 raise InputError("a grid point's loss could not be placed at this precision") from None
             if cut is not None:
