@@ -81,7 +81,7 @@ import test_architecture as arch  # noqa: E402
 
 #: Upper limits: raise them only with a reason in the commit message.
 MAX_MODULES = 59
-MAX_LINES = 11_510  # issue 37 (fourth pass): the one-step cut rule and shared ends' balls, 11,508
+MAX_LINES = 11_515  # issue 37 (fourth pass): the one-step cut rule in every kernel, shared ends' balls: 11,512
 
 
 def _module_level_imports(mod: str) -> set[str]:
