@@ -220,12 +220,14 @@ def upper_dp_certificate(mech: Any, *, eps: object = None, delta: object = None,
         d = exact(delta, "delta") if delta is not None else (
             dyadic_to_fraction(delta_hi.hi) if delta_hi is not None and delta_hi.hi > 0 else None)
         tau = (base._tau_for(d) if d is not None else None) or base.tau
-        evidences = [{"pld": PLDAccountant(h=base.h / 2**j, tau=tau).compose(mech).discretisation()}
+        # built when reached (stating a grid's one-step cut builds its one-step PLDs)
+        evidences = [lambda j=j: {"pld": PLDAccountant(h=base.h / 2**j, tau=tau).compose(mech).discretisation()}
                      for j in range(4)]
         if pld is not None:  # the answer's own grid first (a width request may choose any)
-            evidences.insert(0, {"pld": {k: pld[k] for k in ("h", "tau", "z", "bits")}})
+            evidences.insert(0, {"pld": {k: pld[k] for k in ("h", "tau", "z", "bits", "cut") if k in pld}})
     for j, evidence in enumerate(evidences):
         check_budget("refining the certificate's grid", j, len(evidences))
+        evidence = evidence() if callable(evidence) else evidence
         claims = _upper_dp_claims(eps, delta, eps_hi, delta_hi, assumptions)
         if "pld" in evidence:
             claims = proved_first(spec, evidence, claims)
@@ -639,7 +641,7 @@ def gdp_except_certificate(res: Any) -> dict[str, Any]:
         return exact_gdp_certificate(f"compose({inner}, k={res.steps})", res.mu.hi_str(CLAIM_DIGITS),
                                      res.mu.lo_str(CLAIM_DIGITS))
     spec = f"compose(subsample({inner}, rate={number(res.rate)}), k={res.steps})"
-    evidence = {"pld": {k: res.settings[k] for k in ("h", "tau", "z", "bits")}}
+    evidence = {"pld": {k: res.settings[k] for k in ("h", "tau", "z", "bits", "cut") if k in res.settings}}
     eta = res.settings.get("residual")
     eta_str = number(Fraction(eta)) if eta is not None else None
     for digits in (12, 10, 8, 6):
@@ -669,7 +671,7 @@ def _lower_evidence(s: Fraction, q: Fraction, T: int, h: object = None) -> tuple
     from certdp.analyses.accountants.pld import PLDAccountant, SubsampledGaussian, lower_boundaries  # noqa: PLC0415
 
     acc = PLDAccountant(h=h, lower=True).compose(SubsampledGaussian(s, q), T)
-    ev = acc.discretisation()
+    ev = acc.discretisation(cut=False)
     cuts = {rel: [repr(x) for x in lower_boundaries(SubsampledGaussian(s, q).pair(rel), acc.h, float(ev["z"]))]
             for rel in ("remove", "add")}
     return acc, {"h": ev["h"], "bits": ev["bits"], "tau": ev["tau"], **cuts}

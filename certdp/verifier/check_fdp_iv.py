@@ -27,7 +27,7 @@ from mpmath import iv
 from certdp.verifier.errors import InputError, PrecisionError, check_budget
 from certdp.verifier import iv as kernel
 from certdp.verifier.check_fdp import validate
-from certdp.verifier.check_pld import _Pair, compose, parse_evidence, subsampled_gaussians
+from certdp.verifier.check_pld import _Pair, compose, cut_step, parse_cut, parse_evidence, subsampled_gaussians
 from certdp.verifier.check_pld_iv import one_step
 from certdp.verifier.facts import known_facts_step
 
@@ -145,6 +145,7 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
     if step is not None:
         return False, step
     h, bits, tau, z = parse_evidence(doc["evidence"]["pld"])
+    cut = parse_cut(doc["evidence"]["pld"])
     sigma, q, count = subsampled_gaussians(mech)
     tau_units = int(tau * (1 << bits))
     failed = "undecided"
@@ -152,8 +153,9 @@ def check(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
         old = iv.prec
         iv.prec = prec
         try:
-            for name, sign in (("remove", 1), ("add", -1)):
-                pld = compose(one_step(_Pair(sigma, q, sign), h, bits, z), count, bits, tau_units)
+            for i, (name, sign) in enumerate((("remove", 1), ("add", -1))):
+                pld = one_step(_Pair(sigma, q, sign), h, bits, z)
+                pld = compose(pld if cut is None else cut_step(pld, cut[i]), count, bits, tau_units)
                 out = _relation(pld, h, bits, mu, eta)
                 if out is not True:
                     failed = f"{name} relation: {out}"

@@ -173,6 +173,8 @@ def _dp(doc: Mapping[str, Any]) -> tuple[bool, str | None]:
                 y = delta_upper(mech, eps, doc["evidence"]["pld"], prec)
             except PrecisionError:
                 continue
+            except InputError as err:  # e.g. a stated one-step cut below the re-derived tails
+                return False, f"re-deriving the PLD in intervals failed: {err}"
             d = _point_at(delta, prec).a
             if y <= d:
                 return True, None

@@ -49,7 +49,7 @@ from certdp.verifier.ball import (dyadic_to_fraction, fixed_point_units, lower_b
 from certdp.verifier.exact import exact
 from certdp.verifier.gauss import Phi_ball, Phi_upper_ball
 from certdp.verifier.pld_compose import (MAX_BITS, MAX_COUNT, MAX_GRID, _Packed, _compose_lower,  # noqa: F401
-                                         _product, compose, f_eps)
+                                         _product, compose, cut_step, f_eps)
 
 #: Limits on the stated discretisation (a certificate cannot ask for more work); MAX_BITS,
 #: MAX_GRID and MAX_COUNT are the composition's (:mod:`certdp.verifier.pld_compose`).
@@ -60,7 +60,7 @@ EVIDENCE_FIELDS = {"h", "bits", "tau", "z"}
 
 def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, float]:
     """(h, bits, tau, z) of ``evidence.pld`` (MalformedCertificate when out of range)."""
-    ev = _fields(ev, "evidence.pld", EVIDENCE_FIELDS, set())
+    ev = _fields(ev, "evidence.pld", EVIDENCE_FIELDS, {"cut"})
     try:
         h = exact(number_string(ev["h"], "evidence.pld.h"), "evidence.pld.h")
         tau = exact(number_string(ev["tau"], "evidence.pld.tau"), "evidence.pld.tau")
@@ -73,6 +73,18 @@ def parse_evidence(ev: Any) -> tuple[Fraction, int, Fraction, float]:
     if not (Fraction(1, 2**40) <= h <= 2**20 and 0 <= tau < 1 and 1 <= z <= MAX_Z):
         raise MalformedCertificate("evidence.pld: need 2^-40 <= h <= 2^20, 0 <= tau < 1, 1 <= z <= 40")
     return h, bits, tau, float(z)
+
+
+def parse_cut(ev: Any) -> tuple[tuple[int, int, int, int], ...] | None:
+    """``evidence.pld.cut`` (optional; :func:`certdp.verifier.pld_compose.cut_step`) as (remove, add)."""
+    if ev.get("cut") is None:
+        return None
+    cut = _fields(ev["cut"], "evidence.pld.cut", {"remove", "add"}, set())
+    for v in cut.values():
+        if not (isinstance(v, list) and len(v) == 4 and all(type(x) is int and abs(x) < 1 << 1100 for x in v)
+                and 0 <= v[1] - v[0] < MAX_GRID and min(v[2:]) >= 0):
+            raise MalformedCertificate("evidence.pld.cut: [lo, hi, below, above], integers, 0 <= hi - lo < MAX_GRID")
+    return tuple(tuple(cut[r]) for r in ("remove", "add"))
 
 
 def subsampled_gaussians(mech: Any) -> tuple[Fraction, Fraction, int]:
@@ -151,7 +163,10 @@ class _Masses:
     keeps relative accuracy: Φ̄(za) − Φ̄(zb) when za > 0, Φ(zb) − Φ(za) when zb < 0, else
     1 − Φ(za) − Φ̄(zb)."""
 
-    def __init__(self, pair: _Pair, xs: list[arb | None]) -> None:
+    def __init__(self, pair: _Pair, xs: list[arb | None], keys: Any = None, shared: dict | None = None) -> None:
+        # ``shared``: Φ balls of both relations, keyed in the remove frame (the add pair mirrors
+        # the remove pair: x_add(kh) = −x_rem(−kh), so z_add(c) = −z_rem(−c)); ``keys``: grid indices
+        self.sign, self.keys, self.memo = pair.sign, keys, {} if shared is None else shared
         s = to_ball(pair.sigma)
         self.centres = sorted({c for _, c in pair.p + pair.qq})
         w = {v: to_ball(v) for v, _ in pair.p + pair.qq}
@@ -160,13 +175,14 @@ class _Masses:
         for x in xs:
             row = None if x is None else {c: (x - c) / s for c in self.centres}
             self.z.append(row and {c: (v, 1 if v > 0 else (-1 if v < 0 else 0)) for c, v in row.items()})
-        self.memo: dict = {}
 
     def _phi(self, j: int, c: int, up: bool) -> arb:
-        v = self.memo.get((j, c, up))
+        sg = self.sign
+        key = (j, c, up) if self.keys is None else (sg * self.keys[j], sg * c, up if sg > 0 else not up)
+        v = self.memo.get(key)
         if v is None:
             z = self.z[j][c][0]
-            v = self.memo[(j, c, up)] = Phi_upper_ball(z) if up else Phi_ball(z)
+            v = self.memo[key] = Phi_upper_ball(z) if up else Phi_ball(z)
         return v
 
     def pq(self, ja: int | None, jb: int | None, want_q: bool = True) -> tuple[arb, arb]:
@@ -194,19 +210,28 @@ class _Undecided(Exception):
     """A ball comparison of the one-step construction is undecided at this precision."""
 
 
-def one_step(pair: _Pair, h: Fraction, bits: int, z: float) -> tuple[int, list[int], int]:
-    """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up."""
-    lo, hi = pair.grid(h, z)
+def one_step(pair: _Pair, h: Fraction, bits: int, z: float, span: tuple[int, int] | None = None,
+             shared: dict | None = None) -> tuple[int, list[int], int]:
+    """(offset, fixed-point masses on (offset + j)h, mass at +∞), all rounded up; on the
+    grid indices ``span`` when given (any range is sound), else the z-σ range; ``shared``
+    (one dict for both relations at one precision) shares the ends' x and Φ balls."""
+    lo, hi = pair.grid(h, z) if span is None else span
+    xs = {} if shared is None else shared.setdefault("x", {})  # remove-frame x of the loss kh
     n = hi - lo + 1
     hb = to_ball(h)
     ends: list[Any] = []  # x of loss jh; "lo"/"hi" when below/above the loss range
     for j in range(n):
         if not j % 1024:
             check_budget("re-deriving the one-step PLD", j, n)
-        x = pair.x_of_loss((lo + j) * hb)
+        k = pair.sign * (lo + j)
+        if k not in xs:
+            x = pair.x_of_loss((lo + j) * hb)
+            xs[k] = x if x is None or pair.sign > 0 else -x
+        x = xs[k] if xs[k] is None or pair.sign > 0 else -xs[k]
         ends.append(x if x is not None else ("below" if pair.sign > 0 else "above"))
     masses = [arb(0)] * n
-    cells = _Masses(pair, [None if isinstance(e, str) else e for e in ends])
+    cells = _Masses(pair, [None if isinstance(e, str) else e for e in ends], None if shared is None else
+                    range(lo, hi + 1), None if shared is None else shared.setdefault("phi", {}))
     if ends[0] != "below":  # losses <= ω_0 go up to ω_0 ("above": all of them)
         masses[0] = cells.pq(None, 0, False)[0]
     ehm = (-hb).exp()
@@ -288,17 +313,23 @@ def one_step_lower(pair: _Pair, h: Fraction, bits: int, cuts: tuple[Fraction, ..
 
 @functools.lru_cache(maxsize=4)
 def _upper_plds(sigma: Fraction, q: Fraction, count: int, h: Fraction, bits: int, tau: Fraction, z: float,
-                prec: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
-    """The composed upper PLDs (remove, add) re-derived from the discretisation
-    (cached: the writer may check a few roundings of one claim)."""
+                prec: int, cut: tuple[tuple[int, int, int, int], ...] | None = None
+                ) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """The composed upper PLDs (remove, add) re-derived from the discretisation, each
+    one-step PLD first cut as ``cut`` states (:func:`certdp.verifier.pld_compose.cut_step`;
+    cached: the writer may check a few roundings of one claim)."""
     tau_units = int(tau * (1 << bits))
-    out = []
+    out: list = []
+    shared: dict = {}
     with working_precision(prec):
-        for sign in (1, -1):
+        for i, sign in enumerate((1, -1)):
             try:
-                step = one_step(_Pair(sigma, q, sign), h, bits, z)
+                span = None if cut is None else (cut[i][0] - 1, cut[i][1] + 1)  # the cut's range, one point beyond
+                step = one_step(_Pair(sigma, q, sign), h, bits, z, span, shared)
             except _Undecided:
                 raise InputError("a grid point's loss could not be placed at this precision") from None
+            if cut is not None:
+                step = cut_step(step, cut[i])
             offset, cs, inf = compose(step, count, bits, tau_units)
             out.append((offset, tuple(cs), inf))
     return tuple(out)
@@ -309,7 +340,7 @@ def upper_plds(mech: Any, ev: Mapping[str, Any], prec: int) -> tuple[tuple[int, 
     relation (remove, add): every F_ε of it bounds δ_M(ε) of that relation from above."""
     h, bits, tau, z = parse_evidence(ev)
     sigma, q, count = subsampled_gaussians(mech)
-    return _upper_plds(sigma, q, count, h, bits, tau, z, prec)
+    return _upper_plds(sigma, q, count, h, bits, tau, z, prec, parse_cut(ev))
 
 
 @functools.lru_cache(maxsize=4)

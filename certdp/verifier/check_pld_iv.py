@@ -23,8 +23,8 @@ import mpmath
 from mpmath import iv, libmp
 from mpmath.libmp import libmpi
 
-from certdp.verifier.check_pld import (_Pair, _compose_lower, compose, parse_evidence, parse_lower_evidence,
-                                       subsampled_gaussians)
+from certdp.verifier.check_pld import (_Pair, _compose_lower, compose, cut_step, parse_cut, parse_evidence,
+                                       parse_lower_evidence, subsampled_gaussians)
 from certdp.verifier.errors import PrecisionError, check_budget
 from certdp.verifier import iv as kernel
 from certdp.verifier.phi_fixed import Pair, PhiTable, _scale, to_iv, to_pair
@@ -197,14 +197,16 @@ def f_eps_upper(pld: tuple[int, list[int], int], h: Fraction, bits: int, eps: Fr
 def delta_upper(mech: Any, eps: Fraction, ev: Mapping[str, Any], prec: int) -> Any:
     """Upper bound (an mpf) of δ_M(ε), max over remove/add, re-derived in intervals."""
     h, bits, tau, z = parse_evidence(ev)
+    cut = parse_cut(ev)
     sigma, q, count = subsampled_gaussians(mech)
     tau_units = int(tau * (1 << bits))
     old = iv.prec
     iv.prec = prec
     try:
         best = None
-        for sign in (1, -1):
-            pld = compose(one_step(_Pair(sigma, q, sign), h, bits, z), count, bits, tau_units)
+        for i, sign in enumerate((1, -1)):
+            step = one_step(_Pair(sigma, q, sign), h, bits, z)
+            pld = compose(step if cut is None else cut_step(step, cut[i]), count, bits, tau_units)
             d = f_eps_upper(pld, h, bits, eps)
             best = d if best is None or d > best else best
         return best

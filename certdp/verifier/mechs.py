@@ -660,34 +660,13 @@ class NaiveFamily(Mech):
     * ``sgd``: σ = A ε⁻¹ √log(B/δ) ⇔ δ̂ = B exp(−(σε/A)²), A, B, σ > 0;
     * ``icea``: m = 10 log(n/(εδ)) ⇔ δ̂ = n e^{−m/10}/ε, m, n > 0.
 
-    Only :meth:`naive` is offered (no profile: the refined profile needs a search)."""
+    No profile (the refined profile needs a search): δ̂ and δ̂' in balls are
+    :func:`certdp.verifier.switch.naive_ball` / ``dnaive_ball``, the only check that needs them."""
 
     def check(self) -> None:
         if any(v <= 0 for v in self.params.values()):
             raise InputError(f"{self.name}: parameters must be positive, got "
                              + ", ".join(f"{k}={v}" for k, v in self.params.items()))
-
-    def naive_ball(self, x: arb) -> arb:
-        """δ̂ over the ball ``x`` (sympy-free; not finite where ICEA's pole at 0 is in ``x``)."""
-        if self.name == "sgd":
-            c = to_ball(self.params["sigma"] / self.params["A"])
-            return to_ball(self.params["B"]) * (-((c * x) ** 2)).exp()
-        return to_ball(self.params["n"]) * (-to_ball(self.params["m"]) / 10).exp() / x
-
-    def dnaive_ball(self, x: arb) -> arb:
-        """δ̂' over the ball ``x``: −2c²x δ̂(x) (sgd, c = σ/A), −K/x² (icea, K = n e^{−m/10})."""
-        if self.name == "sgd":
-            c = to_ball(self.params["sigma"] / self.params["A"])
-            return -2 * c * c * x * self.naive_ball(x)
-        return -to_ball(self.params["n"]) * (-to_ball(self.params["m"]) / 10).exp() / (x * x)
-
-    def naive(self) -> sympy.Expr:
-        """δ̂(ε) in :data:`EPS` (exact rationals)."""
-        sympy, EPS = _symbolic()
-        p = {k: _q(v) for k, v in self.params.items()}
-        if self.name == "sgd":
-            return p["B"] * sympy.exp(-((p["sigma"] * EPS / p["A"]) ** 2))
-        return p["n"] * sympy.exp(-p["m"] / 10) / EPS
 
 
 TABLE: dict[str, type[Mech]] = {

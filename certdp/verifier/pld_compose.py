@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from flint import arb, fmpz
 
-from certdp.verifier.errors import check_budget
+from certdp.verifier.errors import InputError, check_budget
 from certdp.verifier.ball import to_ball
 
 #: Limits on a stated discretisation (a certificate cannot ask for more work).
@@ -49,6 +49,25 @@ def compose(step: tuple[int, list[int], int], count: int, bits: int, tau: int,
         if d == "1":
             result = result.times(one, tau, up)
     return result.unpack()
+
+
+def cut_step(step: tuple[int, list[int], int], cut: tuple[int, int, int, int]) -> tuple[int, list[int], int]:
+    """The one-step cut shared by the answer and the checker (issue 37): an upper one-step
+    PLD (offset, masses, mass at +∞) keeps its masses at grid indices lo..hi; those below lo
+    are replaced by ``below`` units added at lo, those above hi and the mass at +∞ by
+    ``above`` units at +∞ (lo, hi, below, above as evidence ``pld.cut`` states them;
+    InputError when a replaced tail exceeds the stated one).  Sound for any cut: F_ε(ν) is,
+    at every real ε, positive linear in ν with an integrand non-decreasing in the loss (1 at
+    +∞), so moving mass up and adding mass only raise it, and the composition (bilinear,
+    non-negative) keeps the bound."""
+    lo, hi, below, above = cut
+    offset, cs, inf = step
+    a, b = min(max(lo - offset, 0), len(cs)), min(max(hi - offset + 1, 0), len(cs))  # cs[a:b] in [lo, hi]
+    if sum(cs[:a]) > below or sum(cs[b:]) + inf > above:
+        raise InputError("evidence.pld.cut states a tail mass below the re-derived one-step PLD's")
+    kept = ([0] * (a + offset - lo) + list(cs[a:b]) + [0] * (hi - lo + 1))[:hi - lo + 1]
+    kept[0] += below
+    return lo, kept, above
 
 
 class _Packed:

@@ -1,7 +1,7 @@
 """The switch point of an sgd/icea refined profile (Liu et al. 2022 App. B), sympy-free.
 
 The naive profile δ̂ of ``sgd(A, B, sigma)`` / ``icea(m, n)`` is a closed form in
-balls (:meth:`certdp.verifier.mechs.NaiveFamily.naive_ball`, with its derivative).
+balls (:func:`naive_ball`, with its derivative).
 Every pair (x, min(1, δ̂(x))) is a guarantee; by Thm 3.1 it implies, for ε <= x,
 δ(ε) <= g(ε, x) = 1 − (1 + e^ε) q(x), q(x) = (1 − min(1, δ̂(x)))/(1 + eˣ), and the
 refined profile is δ(ε) = inf_{x >= ε} g(ε, x) = 1 − (1 + e^ε) sup_{x >= ε} q(x).
@@ -112,9 +112,28 @@ def run_proof(proof: Callable[[], str | None], prec: int) -> str | None:
     return failed[0] if failed else None
 
 
+def naive_ball(mech: NaiveFamily, x: arb) -> arb:
+    """δ̂ over the ball ``x`` (sympy-free; not finite where ICEA's pole at 0 is in ``x``):
+    sgd B exp(−(σx/A)²), icea n e^{−m/10}/x."""
+    p = mech.params
+    if mech.name == "sgd":
+        c = to_ball(p["sigma"] / p["A"])
+        return to_ball(p["B"]) * (-((c * x) ** 2)).exp()
+    return to_ball(p["n"]) * (-to_ball(p["m"]) / 10).exp() / x
+
+
+def dnaive_ball(mech: NaiveFamily, x: arb) -> arb:
+    """δ̂' over the ball ``x``: −2c²x δ̂(x) (sgd, c = σ/A), −K/x² (icea, K = n e^{−m/10})."""
+    p = mech.params
+    if mech.name == "sgd":
+        c = to_ball(p["sigma"] / p["A"])
+        return -2 * c * c * x * naive_ball(mech, x)
+    return -to_ball(p["n"]) * (-to_ball(p["m"]) / 10).exp() / (x * x)
+
+
 def dhat(mech: NaiveFamily, x: arb) -> arb:
     """min(1, δ̂) on the ball x (δ̂ > 0); [0, 1] where δ̂ cannot be enclosed."""
-    s = mech.naive_ball(x)
+    s = naive_ball(mech, x)
     if not s.is_finite():
         return arb(0).union(arb(1))
     return arb(1) if s >= 1 else (s if s < 1 else s.union(arb(1)))
@@ -136,10 +155,10 @@ def switch_proof(mech: NaiveFamily, r0: Fraction, r1: Fraction, tail: Fraction) 
         raise PrecisionError("1/(1 + e^T) against q(r0)")
 
     def big_s(x: arb) -> arb:
-        return mech.dnaive_ball(x) * (1 + x.exp()) + (1 - mech.naive_ball(x)) * x.exp()
+        return dnaive_ball(mech, x) * (1 + x.exp()) + (1 - naive_ball(mech, x)) * x.exp()
 
     def below(c: arb) -> bool:
-        if mech.naive_ball(c).is_finite():
+        if naive_ball(mech, c).is_finite():
             return bool(q_ball(mech, c).upper() < q_star)
         return bool(((1 - dhat(mech, upper_bound(c))) / (1 + lower_bound(c).exp())).upper() < q_star)
 
@@ -161,7 +180,7 @@ def switch_proof(mech: NaiveFamily, r0: Fraction, r1: Fraction, tail: Fraction) 
             prove_on_cells(b1, bt, right, MAX_CELLS)
     except CellBudgetExceeded:
         return "a cell of [r1, T] has neither S > 0 nor q < q(r0): a maximiser may lie right of the bracket"
-    if not mech.naive_ball(b0.union(b1)).is_finite():
+    if not naive_ball(mech, b0.union(b1)).is_finite():
         raise PrecisionError("δ̂ cannot be enclosed on the bracket")
     return None
 
@@ -236,7 +255,7 @@ class Refined(Mech):
         mech = self.naive
 
         def positive(c: arb) -> bool:
-            s = mech.dnaive_ball(c) * (1 + c.exp()) + (1 - mech.naive_ball(c)) * c.exp()
+            s = dnaive_ball(mech, c) * (1 + c.exp()) + (1 - naive_ball(mech, c)) * c.exp()
             return bool(s.is_finite() and s > 0)
 
         def monotone() -> str | None:
@@ -295,7 +314,7 @@ class Refined(Mech):
                 return -cell.exp() * q_ball(naive, to_ball(self.r0))
             if not cell >= lower_bound(to_ball(self.r0)):
                 return arb("nan")
-            s, d = naive.naive_ball(cell), naive.dnaive_ball(cell)
+            s, d = naive_ball(naive, cell), dnaive_ball(naive, cell)
             if not (s.is_finite() and d.is_finite()):
                 return arb("nan")
             return d if s < 1 else arb(0) if s > 1 else d.union(arb(0))

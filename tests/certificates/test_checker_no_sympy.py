@@ -229,6 +229,10 @@ def test_python_m_certdp_verify(certificates, tmp_path):
 #: 3,154 before the library's search loops left verifier.decide and the loss-law grid helpers
 #: left verifier.ball).  The DP-SGD PLD certificate of the issue: 2,737 (it loaded 7,208 lines
 #: before issue 36).
+#: Issue 37 (fourth pass) added the one-step cut rule shared by the answer and the checker
+#: (pld_compose.cut_step, check_pld.parse_cut) and the two relations' shared end balls (3,016
+#: lines for an accountant's value claim); the naive profiles' balls then moved to
+#: verifier.switch, their one user, and the unused sympy δ̂ went: 2,995 at most.
 MAX_LOADED_LINES = 3_000
 MAX_DPSGD_LOADED_LINES = 3_000
 

@@ -81,7 +81,9 @@ def test_the_dpsgd_example_is_valid_fast_and_a_smaller_noise_is_not(time_limit):
     bad = copy.deepcopy(doc)
     bad["mechanism"] = bad["mechanism"].replace("sigma=9.4", "sigma=9")
     out = check(bad)
-    assert not out.valid and "does not prove" in out.failed_step
+    # INVALID: the bound does not prove the claim, or (issue 37) the stated one-step cut,
+    # derived for sigma 9.4, understates a tail of sigma 9's one-step PLD
+    assert not out.valid and ("does not prove" in out.failed_step or "evidence.pld.cut" in out.failed_step)
     for field, value in (("eps", "7.3"), ("delta", "1/1000000")):
         bad = copy.deepcopy(doc)
         bad["claim"][field] = value

@@ -461,11 +461,10 @@ class _Chain:
         return res.truncated(tau_units)
 
     def power(self, count: int, tau_units: int) -> "_Chain":
-        """:meth:`DiscretePLD.power` on limbs.  (Truncating the one-step measure at τ
-        before squaring was tried for small rates, 63 -> 38 ms at σ 1.1, q 1e-4, but the
-        checker's re-derived PLD then differed from the answer's: a ``gdp_except``
-        certificate at σ 2, q 0.01, T 100 was no longer re-derivable.  Reverted until both
-        sides share one truncation.)"""
+        """:meth:`DiscretePLD.power` on limbs.  (The one-step measure is not truncated
+        here: a subsampled Gaussian's upper one-step PLD is cut before it comes here by the
+        rule its certificates state, :mod:`certdp.analyses.accountants.onestep_cut`, and
+        its lower one-step PLD is τ-truncated in ``PLDAccountant._composed``.)"""
         if count < 1:
             raise ValueError("count must be >= 1")
         result = self

@@ -48,6 +48,8 @@ def _naive_terms(mech: Any) -> tuple[str, str, str]:
 def _cells(mech: Any, a: Fraction, b: Fraction, qs: Fraction, sign: int) -> list[tuple[str, Fraction, Fraction]]:
     """A partition of [a, b] into cells ("S", a, b) where sign·S > 0 on the cell (and, right of
     the bracket, δ̂(a) < 1) or ("B", a, b) where (1 − δ̂(b))/(1 + eᵃ) < qs; Unsupported past MAX_CELLS."""
+    from certdp.verifier.switch import dnaive_ball, naive_ball  # noqa: PLC0415
+
     out: list[tuple[str, Fraction, Fraction]] = []
     stack = [(a, b)]
     qs_b = to_ball(qs)
@@ -58,11 +60,11 @@ def _cells(mech: Any, a: Fraction, b: Fraction, qs: Fraction, sign: int) -> list
         cell = to_ball(lo).union(to_ball(hi))
         kind = None
         if lo > 0:
-            s = mech.dnaive_ball(cell) * (1 + cell.exp()) + (1 - mech.naive_ball(cell)) * cell.exp()
-            if s.is_finite() and (s < 0 if sign < 0 else s > 0) and (sign < 0 or mech.naive_ball(to_ball(lo)) < 1):
+            s = dnaive_ball(mech, cell) * (1 + cell.exp()) + (1 - naive_ball(mech, cell)) * cell.exp()
+            if s.is_finite() and (s < 0 if sign < 0 else s > 0) and (sign < 0 or naive_ball(mech, to_ball(lo)) < 1):
                 kind = "S"
         if kind is None and hi > 0:
-            v = (1 - mech.naive_ball(to_ball(hi))) / (1 + to_ball(lo).exp())
+            v = (1 - naive_ball(mech, to_ball(hi))) / (1 + to_ball(lo).exp())
             if v.is_finite() and v < qs_b:
                 kind = "B"
         if kind is None and hi - lo <= MIN_WIDTH * max(1, abs(hi)):
